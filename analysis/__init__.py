@@ -1,0 +1,1 @@
+"""wismo's analysis stage: DuckDB SQL over raw runs, returned as plain dataclasses."""

@@ -1,0 +1,129 @@
+"""Evidence gathered by tool calls, and the README's rules that turn it into an assessment.
+
+Record kinds come from names only: a result of a call whose parameter is `trackingId` is a tracking
+record; inside a result, a key `tracking`/`reservations`/`payment`/`order` names its records' kind.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from recorder.linking import kind_of_parameter
+
+KINDS = ("order", "payment", "reservation", "tracking")
+_CONTAINER_KINDS = {"order": "order", "orders": "order", "payment": "payment", "payments": "payment",
+                    "reservation": "reservation", "reservations": "reservation", "tracking": "tracking"}
+
+
+@dataclass
+class Evidence:
+    """Records by kind and ID, plus the linked records that could not be retrieved."""
+
+    records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    missing: dict[str, str] = field(default_factory=dict)  # "kind:ID" -> why
+
+    def add_result(self, parameter: str, value: str, text: str, is_error: bool) -> None:
+        """Fold in one tool result: its call's parameter says what kind of record came back."""
+        kind = kind_of_parameter(parameter)
+        if is_error:
+            if "not found" in text and kind in KINDS:
+                self.missing[f"{kind}:{value}"] = "not_found"
+            return
+        try:
+            payload = json.loads(text)
+        except json.JSONDecodeError:
+            return
+        self._add(kind, payload)
+
+    def _add(self, kind: str, payload: Any) -> None:
+        if isinstance(payload, list):
+            for item in payload:
+                self._add(kind, item)
+            return
+        if not isinstance(payload, dict):
+            return
+        id_key = f"{kind}Id"
+        if kind in KINDS and isinstance(payload.get(id_key), str):
+            ident = payload[id_key]
+            availability = payload.get("availability")
+            if availability in ("not_found", "unavailable"):
+                self.missing[f"{kind}:{ident}"] = availability
+            if availability != "not_found":
+                self.records[kind][ident] = payload
+            return
+        for key, item in payload.items():
+            if key in _CONTAINER_KINDS:
+                self._add(_CONTAINER_KINDS[key], item)
+
+    def orders(self) -> list[dict[str, Any]]:
+        """Every order record gathered."""
+        return list(self.records["order"].values())
+
+
+@dataclass(frozen=True)
+class Derived:
+    """The five assessment fields, derived from evidence by the README's rules."""
+
+    deliveredSkus: list[str]
+    outstandingSkus: list[str]
+    delayReasons: list[str]
+    deliveryEstimate: str | None
+    missingEvidence: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields in the answer contract's shape."""
+        return dict(self.__dict__)
+
+
+def _available(record: dict[str, Any]) -> bool:
+    return record.get("availability", "available") == "available"
+
+
+def _reports_delay(tracking: dict[str, Any], promised: str | None) -> bool:
+    event = tracking.get("latestEvent") or {}
+    if tracking.get("status") == "exception" or event.get("code") in ("delayed", "exception"):
+        return True
+    estimate = tracking.get("estimatedDeliveryDate")
+    return bool(estimate and promised and estimate > promised)
+
+
+def derive(evidence: Evidence, order_id: str) -> Derived:
+    """Apply the README's rules to the evidence about one order."""
+    order = evidence.records["order"].get(order_id)
+    if order is None:
+        return Derived([], [], [], None, sorted(evidence.missing) or [f"order:{order_id}"])
+    linked_tracking = [evidence.records["tracking"][t] for t in order.get("trackingIds", [])
+                       if t in evidence.records["tracking"]]
+    linked_reservations = [evidence.records["reservation"][r] for r in order.get("reservationIds", [])
+                           if r in evidence.records["reservation"]]
+    payment = evidence.records["payment"].get(order.get("paymentId", ""))
+    promised = order.get("promisedDeliveryDate")
+
+    delivered, outstanding = [], []
+    for item in order["items"]:
+        sku = item["sku"]
+        covered = sum(t.get("quantity", 0) for t in linked_tracking
+                      if t.get("sku") == sku and _available(t) and t.get("status") == "delivered")
+        (delivered if covered >= item["quantity"] else outstanding).append(sku)
+
+    reasons: set[str] = set()
+    estimates: list[str | None] = []
+    for sku in outstanding:
+        if any(r.get("sku") == sku and r.get("status") == "backordered" for r in linked_reservations):
+            reasons.add("stock_shortage")
+        moving = [t for t in linked_tracking
+                  if t.get("sku") == sku and _available(t) and t.get("status") != "delivered"]
+        if any(_reports_delay(t, promised) for t in moving):
+            reasons.add("carrier_delay")
+        sku_estimates = [t["estimatedDeliveryDate"] for t in moving if t.get("estimatedDeliveryDate")]
+        estimates.append(max(sku_estimates) if sku_estimates else None)
+    if outstanding and payment is not None and payment.get("status") not in ("captured", "authorized"):
+        reasons.add("payment_issue")
+
+    estimate = max(estimates) if estimates and all(estimates) else None  # type: ignore[type-var]
+    linked = {f"payment:{order.get('paymentId')}"} | {f"reservation:{r}" for r in order.get("reservationIds", [])} \
+        | {f"tracking:{t}" for t in order.get("trackingIds", [])}
+    missing = sorted(ref for ref in evidence.missing if ref in linked)
+    return Derived(delivered, outstanding, sorted(reasons), estimate, missing)

@@ -1,0 +1,144 @@
+"""The client side of MCP: one design's server as a child process over stdio, restarted if it dies."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from recorder.errors import WismoError
+from recorder.linking import ToolSpec
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What one tools/call returned: the text of its content, whether it is an error, and how long it took."""
+
+    text: str
+    is_error: bool
+    latency_ms: float
+
+
+class ServerDied(Exception):
+    """The server process went away during a call; it is being restarted."""
+
+
+def server_command(design: str, dataset_dir: Path | str | None) -> list[str]:
+    """The command that runs one of wismo's own designs on stdio with this interpreter."""
+    command = [sys.executable, "-m", "recorder.servers", design]
+    if dataset_dir is not None:
+        command += ["--dataset", str(dataset_dir)]
+    return command
+
+
+def _child_environment() -> dict[str, str]:
+    # The SDK passes only a safe minimum of variables to the child (never API keys); the child still
+    # needs to import wismo when it runs from a source checkout.
+    env = {}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
+def tool_definition(tool: Any) -> dict[str, Any]:
+    """A tools/list entry as plain JSON, annotations included (the manifest keeps everything)."""
+    return tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class ToolServer:
+    """A running MCP server: list its tools, call them, and survive the process dying.
+
+    The SDK's client holds task-bound cancel scopes, so one supervisor task owns it (start, restart,
+    stop) while any conversation task may send calls through it.
+    """
+
+    def __init__(self, command: list[str], *, label: str, log_path: Path | None = None,
+                 call_timeout_s: float = 30.0) -> None:
+        self.command = command
+        self.label = label
+        self.log_path = log_path
+        self.call_timeout_s = call_timeout_s
+        self.tools_raw: list[dict[str, Any]] = []
+        self.calls = 0
+        self.restarts = 0
+        self._client: Client | None = None
+        self._ready = asyncio.Event()
+        self._restart = asyncio.Event()
+        self._stopping = False
+        self._start_error: BaseException | None = None
+        self._supervisor: asyncio.Task[None] | None = None
+        self._log: IO[str] | None = None
+
+    async def __aenter__(self) -> ToolServer:
+        self._log = open(self.log_path, "a", encoding="utf-8") if self.log_path else open(os.devnull, "w")  # noqa: SIM115
+        self._supervisor = asyncio.create_task(self._supervise(), name=f"mcp-{self.label}")
+        await self._wait_ready()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._stopping = True
+        self._restart.set()
+        if self._supervisor:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._supervisor, timeout=10)
+        if self._log:
+            self._log.close()
+
+    async def _wait_ready(self) -> None:
+        await self._ready.wait()
+        if self._start_error is not None:
+            raise WismoError(f"MCP server {self.label!r} ({' '.join(self.command)}) did not start: "
+                             f"{self._start_error}") from None
+
+    async def _supervise(self) -> None:
+        params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment())
+        while not self._stopping:
+            try:
+                async with Client(stdio_client(params, errlog=self._log), mode="legacy",
+                                  read_timeout_seconds=self.call_timeout_s) as client:
+                    listing = await client.list_tools()
+                    self.tools_raw = [tool_definition(t) for t in listing.tools]
+                    self._client = client
+                    self._start_error = None
+                    self._ready.set()
+                    await self._restart.wait()
+                    self._restart.clear()
+            except Exception as exc:  # a server that cannot start is reported to whoever waits
+                self._start_error = exc
+                self._ready.set()
+                return
+            finally:
+                self._client = None
+            if not self._stopping:
+                self.restarts += 1
+                self._ready.clear()
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """The tools as the model sees them: name, description verbatim, inputSchema as parameters."""
+        return [ToolSpec(t["name"], t.get("description", ""), t.get("inputSchema", {})) for t in self.tools_raw]
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Send one tools/call; raise ServerDied (and restart the server) when the process is gone."""
+        await self._wait_ready()
+        client = self._client
+        if client is None:
+            raise ServerDied(f"MCP server {self.label!r} is not running")
+        self.calls += 1
+        started = time.perf_counter()
+        try:
+            result = await client.call_tool(name, arguments)
+        except Exception as exc:
+            self._ready.clear()
+            self._restart.set()
+            raise ServerDied(f"MCP server {self.label!r} failed during {name}: {type(exc).__name__}: {exc}") from exc
+        latency = (time.perf_counter() - started) * 1000
+        text = "\n".join(getattr(block, "text", "") for block in result.content)
+        return ToolOutcome(text=text, is_error=bool(result.is_error), latency_ms=latency)

@@ -1,0 +1,117 @@
+"""`wismo check`: passes on good datasets, fails loudly on a tampered server or a leaking one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tests.conftest import WISMO, renamed_dataset
+
+
+def wismo(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*WISMO, *args], capture_output=True, text=True, cwd=cwd, timeout=180)
+
+
+def test_check_passes_on_the_default_dataset(tmp_path):
+    done = wismo("check", "--out", "comparison.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "comparison.json").read_text())
+    assert report["passed"] is True
+    by_order = {o["orderId"]: o for o in report["orders"]}
+    assert len(by_order) == 7 and all(o["matched"] for o in by_order.values())
+    assert by_order["ORD-1004"]["interactions"] == {"granular": 5, "focused": 1}
+    assert by_order["ORD-1001"]["interactions"] == {"granular": 6, "focused": 1}
+    for order in by_order.values():
+        assert order["bytes"]["granular"] > 0 and order["bytes"]["focused"] > 0
+    labels = {(e["design"], e["label"]) for e in report["edgeCases"]}
+    assert {("granular", "malformed"), ("focused", "huge"), ("granular", "unknown")} <= labels
+    assert all(e["ok"] for e in report["edgeCases"])
+    assert report["leakedExpectations"] == [] and report["ruleMismatches"] == []
+    assert "PASS" in done.stdout and "ORD-1004" in done.stdout
+
+
+def test_check_passes_on_a_dataset_with_other_ids_and_skus(tmp_path, make_dataset):
+    records, cases = renamed_dataset()
+    folder = make_dataset(records=records, cases=cases)
+    done = wismo("check", "--dataset", str(folder), "--out", "c.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "c.json").read_text())
+    assert {o["orderId"] for o in report["orders"]} == {f"ORD-50{n:02d}" for n in range(1, 8)}
+
+
+BROKEN_FOCUSED = textwrap.dedent('''
+    import json, sys
+    from mcp.server import MCPServer
+    from recorder.dataset import load_records
+    from recorder.lookups import Lookups
+    lookups = Lookups(load_records())
+    server = MCPServer(name="broken")
+
+    @server.tool(structured_output=False)
+    def get_order_support_context(orderId: str) -> str:
+        """A focused tool that {flaw}."""
+        context = lookups.support_context(orderId)
+        {patch}
+        return json.dumps(context)
+
+    server.run("stdio")
+''')
+
+
+def _broken_server(tmp_path: Path, flaw: str, patch: str) -> str:
+    script = tmp_path / "broken_focused.py"
+    script.write_text(BROKEN_FOCUSED.format(flaw=flaw, patch=patch))
+    return f"focused={sys.executable} {script}"
+
+
+def test_check_catches_a_focused_server_that_drops_a_record(tmp_path):
+    server = _broken_server(tmp_path, "silently drops unavailable tracking",
+                            'context["tracking"] = [t for t in context["tracking"] '
+                            'if t["availability"] == "available"]')
+    done = wismo("check", "--server", server, "--out", "c.json", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "FAIL" in done.stdout
+    report = json.loads((tmp_path / "c.json").read_text())
+    unmatched = [o for o in report["orders"] if not o["matched"]]
+    assert [o["orderId"] for o in unmatched] == ["ORD-1005"]
+    assert "$.tracking: 1 items in granular, 0 in focused" in unmatched[0]["differences"]
+
+
+def test_check_catches_a_changed_value(tmp_path):
+    server = _broken_server(tmp_path, "rounds the amount",
+                            'context["payment"]["amount"] = "0.00" if orderId == "ORD-1003" else '
+                            'context["payment"]["amount"]')
+    done = wismo("check", "--server", server, "--out", "c.json", cwd=tmp_path)
+    assert done.returncode == 1
+    assert 'differs at $.payment.amount: granular "389.00" vs focused "0.00"' in done.stdout
+
+
+def test_check_catches_an_expectation_leaking_into_a_tool_result(tmp_path):
+    server = _broken_server(tmp_path, "hands the model the answer",
+                            'context["delayReasons"] = ["stock_shortage"]')
+    done = wismo("check", "--server", server, "--out", "c.json", cwd=tmp_path)
+    assert done.returncode == 1
+    report = json.loads((tmp_path / "c.json").read_text())
+    assert report["leakedExpectations"] == ["delayReasons", "stock_shortage"]
+
+
+def test_check_flags_expectations_that_disagree_with_the_rules(tmp_path, make_dataset):
+    from tests.conftest import default_cases
+    cases = default_cases()
+    cases[1]["expected"]["deliveryEstimate"] = "2026-10-07"
+    done = wismo("check", "--dataset", str(make_dataset(cases=cases)), "--out", "c.json", cwd=tmp_path)
+    assert done.returncode == 1
+    assert 'carrier-delay (granular): deliveryEstimate by the rules is "2026-10-10", ' \
+           'cases.json expects "2026-10-07"' in done.stdout
+
+
+def test_check_reports_a_bad_dataset_without_a_traceback(tmp_path, make_dataset):
+    from tests.conftest import default_records
+    records = default_records()
+    records["orders"][3]["items"][0]["quantity"] = 0
+    done = wismo("check", "--dataset", str(make_dataset(records=records)), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: records.json: orders[3].items[0].quantity: must be a positive integer"

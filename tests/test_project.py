@@ -1,0 +1,71 @@
+"""The project as a whole: README commands, CLI help, ruff, and a wheel that carries its data files."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import click
+import pytest
+
+from tests.conftest import ROOT
+from wismo.cli import cli
+
+
+def readme_command(marker: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    match = re.search(rf"<!-- {marker} -->\s*```sh\n(.+?)\n```", text, re.S)
+    assert match, f"README.md has no {marker} block"
+    return match.group(1).strip()
+
+
+def test_readme_names_both_set_up_commands():
+    demo = readme_command("demo-command")
+    test = readme_command("test-command")
+    assert demo.startswith("python -m pip install -e .") and " wismo " in f" {demo} "
+    assert test.endswith("python -m pytest")
+    subcommand = demo.split("wismo ", 1)[1].split()[0]
+    assert subcommand in cli.commands, f"the README's demo runs `wismo {subcommand}`, which does not exist"
+
+
+def test_ci_runs_the_readme_test_command():
+    script = (ROOT / ".ci" / "run").read_text()
+    assert "test-command" in script and "apt-get install" in script and "playwright install" not in script
+
+
+@pytest.mark.parametrize("name", sorted(cli.commands))
+def test_every_command_has_help_with_an_example(name):
+    command = cli.commands[name]
+    ctx = click.Context(command, info_name=name)
+    text = command.get_help(ctx)
+    assert command.help and len(command.help) > 40
+    assert "Example" in text, f"wismo {name} --help shows no example"
+
+
+def test_code_is_ruff_clean():
+    ruff = shutil.which("ruff") or (Path(sys.executable).parent / "ruff")
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    done = subprocess.run([str(ruff), "check", "."], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+def test_wheel_ships_the_data_files(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True)
+    if done.returncode != 0 and "No module named" in done.stderr + done.stdout:
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path),
+                               str(ROOT)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    [wheel] = tmp_path.glob("wismo-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "recorder/data/default/records.json" in names
+    assert "recorder/data/default/cases.json" in names
+    assert any(n.startswith("wismo/site/templates/") for n in names)
+    assert "wismo/cli/__init__.py" in names
+    sql = sorted(p.name for p in (ROOT / "analysis" / "sql").glob("*.sql"))
+    assert all(f"analysis/sql/{name}" in names for name in sql)
