@@ -9,6 +9,7 @@ import click
 from recorder import __version__
 from recorder.errors import WismoError
 from wismo.cli.check import check
+from wismo.cli.record import record_command
 from wismo.cli.serve import serve
 
 
@@ -20,6 +21,7 @@ def cli() -> None:
 
 cli.add_command(check)
 cli.add_command(serve)
+cli.add_command(record_command)
 
 
 def main() -> None:
