@@ -10,6 +10,7 @@ from recorder import __version__
 from recorder.errors import WismoError
 from wismo.cli.check import check
 from wismo.cli.record import record_command
+from wismo.cli.score import score_command
 from wismo.cli.serve import serve
 
 
@@ -22,6 +23,7 @@ def cli() -> None:
 cli.add_command(check)
 cli.add_command(serve)
 cli.add_command(record_command)
+cli.add_command(score_command)
 
 
 def main() -> None:
