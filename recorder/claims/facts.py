@@ -22,6 +22,7 @@ class ItemFacts:
     estimates: tuple[str, ...]
     restock_days: tuple[str, ...]
     delayed: bool
+    backordered: bool | None  # None when no warehouse record for it could be read
     moving: bool  # some record shows it left the warehouse
     lost: bool
     missing: tuple[str, ...]  # "kind:ID" refs of unretrievable evidence about this item
@@ -40,6 +41,7 @@ class OrderFacts:
     order_missing: tuple[str, ...]  # missing refs that cannot be tied to one item
     payment_note: str | None
     missing_notes: dict[str, str]  # "kind:ID" -> "ID: why", for every missing ref
+    clock: str | None = None  # the day the carrier was last asked, for "today" and "Friday"
 
     def item(self, sku: str) -> ItemFacts:
         """The facts for one SKU of this order."""
@@ -168,11 +170,12 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
                                     if t.get("estimatedDeliveryDate")})),
             restock_days=tuple(sorted({r["expectedRestockDate"] for r in reservations
                                        if r.get("expectedRestockDate")})),
-            delayed=delayed,
+            delayed=delayed, backordered=backordered if reservations else None,
             moving=bool(available) or any(r.get("status") == "fulfilled" for r in reservations)
             or order.get("status") in _SHIPPED_ORDER_STATUSES,
             lost=any(_says_lost(t) for t in available),
             missing=missing, notes=tuple(notes)))
     order_missing = tuple(ref for ref in derived.missingEvidence if owner.get(ref) is None)
+    checked = [d for t in found["tracking"] if (d := _day(t.get("checkedAt")))]
     return OrderFacts(order_id, True, tuple(items), promised, frozenset(known_days), order_missing, payment_note,
-                      missing_notes)
+                      missing_notes, max(checked) if checked else None)

@@ -5,6 +5,31 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from recorder.claims.cues import (
+    ACKNOWLEDGE,
+    ARRIVAL,
+    AUX,
+    BY_DATE,
+    CERTAINTY,
+    DELAY,
+    DELIVERED,
+    EACH,
+    ESTIMATE_BY_PROMISE,
+    ESTIMATE_CUE,
+    LOST,
+    NEAR_WORDS,
+    OTHER_CUE,
+    OUTSTANDING,
+    PARTIAL,
+    PROMISE_CUE,
+    PRONOUN,
+    REST,
+    RESTOCK_CUE,
+    SHIPPED,
+    STOCK,
+    TRANSIT,
+    WHOLE,
+)
 from recorder.claims.facts import ItemFacts, OrderFacts
 from recorder.claims.finding import SEVERITY, Finding
 from recorder.claims.text import (
@@ -15,80 +40,10 @@ from recorder.claims.text import (
     clauses,
     date_mentions,
     item_mentions,
+    resolve_relative,
     sentences,
     stance,
 )
-
-_I = re.I
-_APOS = "['’]"
-
-# --- claim cues ------------------------------------------------------------------------------------
-
-DELIVERED = re.compile(
-    r"\bdelivered\b|\barrived\b(?!\s+at\s+(?:a|an|the|their|its|our|one)\b)|\bdropped off\b|\bsigned for\b"
-    r"|\bleft at (?:your|the) (?:front |back )?(?:door|porch|doorstep|mailbox)\b"
-    rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b", _I)
-ARRIVAL = re.compile(
-    r"\b(?:arrive|arrives|arriving|reach(?:es)? you|gets? to you|be with you|be there|make it to you"
-    r"|follow(?!\s+up)|ships?|be shipped|be dispatched|be sent)\b", _I)
-SHIPPED = re.compile(
-    r"\b(?:shipped|dispatched|sent out|handed (?:over )?to (?:the )?(?:carrier|courier)"
-    r"|left (?:our|the) (?:warehouse|facility)|out of (?:our|the) warehouse"
-    r"|picked up by (?:the )?(?:carrier|courier))\b", _I)
-TRANSIT = re.compile(r"\b(?:on (?:its|their|the|his|her) way|in transit|en route|out for delivery|with the carrier"
-                     r"|on the truck|in the mail)\b", _I)
-OUTSTANDING = re.compile(
-    r"\b(?:back[- ]?order(?:ed)?|out of stock|outstanding|still (?:pending|coming|to come|processing)"
-    r"|yet to (?:arrive|ship|be (?:delivered|shipped|dispatched)))\b", _I)
-DELAY = re.compile(
-    r"(?:\b(?:reason|cause)\s+(?:for|of|behind)\s+(?:the|this|that|your|any)\s+)?\bdelay(?:s|ed|ing)?\b"
-    r"|\brunning (?:a (?:bit|little) )?(?:late|behind)\b"
-    rf"|\b(?:is|are|was|were|be|been|arrive|arriving|arrived|came|coming|it{_APOS}s|they{_APOS}re)\s+"
-    r"(?:a (?:bit|little|few days|day) )?late\b(?!\s+(?:morning|afternoon|evening|night))"
-    r"|\blater than (?:the |your |its |their |it was |originally )?(?:promised|expected|planned|original|scheduled"
-    r"|quoted)\b|\bheld up\b|\bbehind schedule\b|\bstuck\b|\bpostponed\b|\boverdue\b|\bpast due\b|\btaking longer\b",
-    _I)
-LOST = re.compile(r"\b(?:lost|gone missing|went missing|stolen|misplaced)\b", _I)
-CERTAINTY = re.compile(
-    r"\b(?:definitely|certainly|surely|for sure|guarantee[ds]?|rest assured|without (?:a|any) doubt|absolutely"
-    r"|no doubt|(?:i|we) promise|assure you|no matter what)\b|\b100\s?%", _I)
-ACKNOWLEDGE = re.compile(
-    rf"\b(?:can(?:not|{_APOS}t| not)|(?:could(?:n{_APOS}t| not)|(?:was|were|am|are)?\s*unable to|not able to))\s+"
-    r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give)\b"
-    rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
-    rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed)\b"
-    r"|\bnot found\b|\bno (?:\w+ )?(?:record|records|tracking|information|info|updates?|details|data|trace)\b"
-    rf"|\bmissing\b|\b(?:don{_APOS}t|do not) have (?:any |an? )?(?:\w+ )?(?:record|information|info|update|details"
-    rf"|tracking|data)\b|\b(?:isn{_APOS}t|is not|not) (?:loading|showing|working|responding)\b|\bunknown\b"
-    r"|\bunclear\b|\bnot sure\b|\bno way to (?:know|tell|confirm)\b|\blookup failed\b|\bdown right now\b", _I)
-
-_EACH = re.compile(r"\b(?:both|(?<!at )all|everything|every item|each|neither|none|nothing|either)\b", _I)
-_WHOLE = re.compile(r"\b(?:your|the|this|whole|entire)\s+(?:whole\s+|entire\s+)?"
-                    r"(?:order|package|parcel|shipment|items|purchase)\b", _I)
-_REST = re.compile(r"\bthe (?:rest|remainder)\b|\b(?:the\s+)?remaining (?:items?|parts?|products?|pieces?)\b"
-                   rf"|\bthe other (?:item|one|product|piece)s?\b|\bwhat(?:{_APOS}s| is) left\b", _I)
-_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|theirs|these|those|this one|that one)\b", _I)
-_AUX = re.compile(rf"(?:\b(?:has|have|had|was|were|is|are|got|been|be|being|not|never|already|both|all|just|now|yet"
-                  rf"|also|still|finally|will|would|should|shall|can|could|may|might|must|\w+n{_APOS}t|\w+{_APOS}ll"
-                  rf"|\w+{_APOS}(?:s|re|ve))\s+)+$", _I)
-
-# --- what a date in a clause is presented as --------------------------------------------------------
-
-_PROMISE_CUE = re.compile(r"\b(?:promis\w*|originally|supposed to|meant to|was due|were due|was expected|were expected"
-                          r"|quoted|planned|committed|guarantee\w*)\b", _I)
-_ESTIMATE_BY_PROMISE = re.compile(
-    r"\b(?:arrive|arrives|arriving|deliver|be delivered|reach|get (?:there|to you)|be with you|make it|on track"
-    r"|in time)\s+(?:[\w'’-]+\s+){0,2}?(?:by|on|before|for|ahead of)\s+(?:the\s+|your\s+|its\s+|their\s+)?"
-    r"(?:original(?:ly)?\s+)?promis", _I)
-_RESTOCK_CUE = re.compile(r"\b(?:restock\w*|new stock|back in stock|more stock|replenish\w*|inventory"
-                          r"|stock (?:is |should be )?(?:expected|due|arriv\w*))\b", _I)
-_ESTIMATE_CUE = re.compile(r"\b(?:estimat\w*|expect\w*|eta|due|scheduled|projected|anticipat\w*|on track"
-                           r"|arriv(?:e|es|ing)|deliver(?!ed)\w*|reach\w*|get to you|be with you|should|will"
-                           r"|follow|ships?|out for delivery)\b|['’]ll\b", _I)
-_OTHER_CUE = re.compile(r"\b(?:updat\w*|scan\w*|event|checked|placed|ordered|charged|declined|failed|paid|as of"
-                        r"|record\w*|last|latest)\b", _I)
-_BY = re.compile(r"\b(?:by|before|no later than)\s+(?:the\s+)?$", _I)
-_NEAR = 6  # a promise or restock cue this many words before a date decides how the date is presented
 
 
 @dataclass(frozen=True)
@@ -99,6 +54,7 @@ class Clause:
     sentence: Span
     skus: tuple[str, ...]
     whole: bool
+    partial: bool = False  # "part of your order": true if true of any item
 
 
 class Checker:
@@ -127,7 +83,7 @@ class Checker:
     def _claim_span(self, clause: Clause, m: re.Match[str]) -> tuple[int, int]:
         """The cue plus the auxiliaries and negation right before it ("has not arrived")."""
         base = clause.span.start
-        aux = _AUX.search(self.summary, base, base + m.start())
+        aux = AUX.search(self.summary, base, base + m.start())
         start = aux.start() if aux and aux.end() == base + m.start() else base + m.start()
         return start, base + m.end()
 
@@ -180,22 +136,23 @@ class Checker:
                 pending = []
                 if named:
                     about = (tuple(named), False)
-                elif _REST.search(text):
+                elif REST.search(text):
                     rest = tuple(s for s in self.all_skus if s not in seen) \
                         or tuple(i.sku for i in self.facts.items if not i.delivered)
                     about = (rest, False)
-                elif _EACH.search(text):
+                elif EACH.search(text):
                     about = (self.all_skus, False)
-                elif _WHOLE.search(text) or self.facts.order_id.lower() in text.lower():
+                elif WHOLE.search(text) or self.facts.order_id.lower() in text.lower():
                     about = (self.all_skus, True)
-                elif index == 0 and carried and len(carried[0]) > 1 and not _PRONOUN.search(text):
+                elif index == 0 and carried and len(carried[0]) > 1 and not PRONOUN.search(text):
                     # "Sorry for the delay." after a sentence about two items is about the order, not both items.
                     about = (self.all_skus, True)
                 else:
                     about = previous or (self.all_skus, True)  # a pronoun or no subject: the last thing spoken of
                 previous = about
                 seen.update(named)
-                self._check_clause(Clause(span, sentence, *about))
+                partial = about[1] and bool(PARTIAL.search(text))
+                self._check_clause(Clause(span, sentence, *about, partial=partial))
             if pending:
                 previous = (tuple(pending), False)
         self._check_absences()
@@ -230,7 +187,10 @@ class Checker:
                 future |= how != "negated"
                 self._vague_certainty(clause, items, text, m, how, dated["flagged"])
             elif how in ("plain", "reported") and not text[:m.start()].lower().endswith("be "):
-                self._judge("unsupported_delivery", clause, span, [i for i in items if not i.delivered])
+                failing = [i for i in items if not i.delivered]
+                if clause.partial and len(failing) < len(items):
+                    failing = []
+                self._judge("unsupported_delivery", clause, span, failing)
         for m in ARRIVAL.finditer(text):
             how = stance(text, m.start())
             if how in ("future", "certain_future") or m.group().lower() in ("arriving", "arrives"):
@@ -251,7 +211,14 @@ class Checker:
                 future = True
         for m in OUTSTANDING.finditer(text):
             if stance(text, m.start()) in ("plain", "reported"):
-                outstanding(self._claim_span(clause, m))
+                span = self._claim_span(clause, m)
+                outstanding(span)
+                if STOCK.search(m.group()):
+                    # A stock claim needs a warehouse record that says so; a missing record says nothing.
+                    failing = [i for i in items if not i.delivered and not i.backordered]
+                if whole and any(i.backordered for i in items):
+                    failing = []
+                self._judge("unwarranted_certainty", clause, span, failing, order_level=whole)
         for m in DELAY.finditer(text):
             if stance(text, m.start()) == "plain":
                 failing = [i for i in items if not i.delayed]
@@ -282,21 +249,21 @@ class Checker:
     def _date_context(self, clause: Clause, lo: int, hi: int) -> tuple[str, int]:
         """How a date at `hi` is presented, judged by the cues between `lo` and it; and where the cue starts."""
         window = self.summary[lo:hi]
-        if m := _ESTIMATE_BY_PROMISE.search(window):
+        if m := ESTIMATE_BY_PROMISE.search(window):
             return "estimate", lo + m.start()
-        tail_start = len(window) - len(" ".join(window.split()[-_NEAR:])) - 1
-        for name, cue in (("promise", _PROMISE_CUE), ("restock", _RESTOCK_CUE)):
+        tail_start = len(window) - len(" ".join(window.split()[-NEAR_WORDS:])) - 1
+        for name, cue in (("promise", PROMISE_CUE), ("restock", RESTOCK_CUE)):
             found = [m for m in cue.finditer(window) if m.start() >= tail_start]
             if found:
                 return name, lo + found[-1].start()
         text = self.summary[clause.span.start:clause.span.end]
         candidates: list[tuple[int, str, int]] = []
-        candidates += [(m.end(), "estimate", m.start()) for m in _ESTIMATE_CUE.finditer(window)]
-        candidates += [(m.end(), "other", m.start()) for m in _OTHER_CUE.finditer(window)]
+        candidates += [(m.end(), "estimate", m.start()) for m in ESTIMATE_CUE.finditer(window)]
+        candidates += [(m.end(), "other", m.start()) for m in OTHER_CUE.finditer(window)]
         for m in DELIVERED.finditer(window):
             how = stance(text, lo - clause.span.start + m.start())
             name = "delivered" if how in ("plain", "reported") else "estimate"
-            aux = _AUX.search(window, 0, m.start())
+            aux = AUX.search(window, 0, m.start())
             begin = aux.start() if aux and aux.end() == m.start() else m.start()
             candidates.append((m.end(), name, begin))
         if not candidates:
@@ -313,8 +280,15 @@ class Checker:
             how = stance(text, d.start - clause.span.start)
             context, cue = self._date_context(clause, lo, d.start)
             lo = d.end
-            span = (min(cue, d.start), d.end)
             label = self.summary[d.start:d.end]
+            if d.kind == "relative":
+                if how not in ("plain", "reported", "future", "certain_future") or context != "estimate":
+                    continue  # "delivered yesterday", "if it ships tomorrow": nothing to hold it against
+                day = resolve_relative(label, self.facts.clock)
+                if day:
+                    d = DateMention(d.start, d.end, "calendar", (day,))
+                    label += f" ({day[0]:04d}-{day[1]:02d}-{day[2]:02d}, counted from the last carrier check)"
+            span = (min(cue, d.start), d.end)
             if how in ("hedged", "hypothetical", "counterfactual", "negated"):
                 if d.kind == "calendar" and not any(d.matches(k) for k in self.facts.known_days):
                     self._judge("unsupported_date", clause, span, items,
@@ -346,7 +320,7 @@ class Checker:
         elif context == "other":
             ok = [any(d.matches(k) for k in self.facts.known_days)] * len(items)
         else:
-            by = bool(_BY.search(self.summary, 0, d.start)) if context == "estimate" else False
+            by = bool(BY_DATE.search(self.summary, 0, d.start)) if context == "estimate" else False
             pools = {"restock": lambda i: i.restock_days, "delivered": lambda i: i.delivered_days,
                      "estimate": lambda i: i.estimates}
             ok = []

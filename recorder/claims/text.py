@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 _FLAGS = re.I
 
@@ -163,6 +164,26 @@ class DateMention:
         """Whether this calendar mention can be the given ISO day."""
         y, m, d = (int(x) for x in iso_day.split("-"))
         return any((cy is None or cy == y) and cm == m and cd == d for cy, cm, cd in self.candidates)
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, int] | None:
+    """The calendar day of "today", "tomorrow" or "(on/by/this) Friday", counted from the clock day."""
+    if not clock:
+        return None
+    words = mention_text.lower().split()
+    today = date.fromisoformat(clock)
+    if words[-1] in ("today", "tonight"):
+        day = today
+    elif words[-1] == "tomorrow":
+        day = today + timedelta(days=1)
+    elif words[-1] in _WEEKDAYS and words[0] != "next":
+        day = today + timedelta(days=(_WEEKDAYS.index(words[-1]) - today.weekday()) % 7)
+    else:
+        return None
+    return day.year, day.month, day.day
 
 
 def _year(text: str | None) -> int | None:
