@@ -24,7 +24,10 @@ TRANSIT = re.compile(r"\b(?:on (?:its|their|the|his|her) way|in transit|en route
                      r"|on the truck|in the mail)\b", _I)
 OUTSTANDING = re.compile(
     r"\b(?:back[- ]?order(?:ed)?|out of stock|outstanding|still (?:pending|coming|to come|processing)"
-    r"|yet to (?:arrive|ship|be (?:delivered|shipped|dispatched)))\b", _I)
+    r"|yet to (?:arrive|ship|be (?:delivered|shipped|dispatched))"
+    r"|(?:scheduled|due|expected|set|slated|booked) for delivery|(?:awaiting|pending) delivery)\b", _I)
+# "won't arrive until Friday" denies the arrival only up to a day: it still says the item has not arrived.
+UNTIL = re.compile(r"\s*(?:[\w'’-]+\s+){0,3}?(?:until|till|before)\b", _I)
 DELAY = re.compile(
     r"(?:\b(?:reason|cause)\s+(?:for|of|behind)\s+(?:the|this|that|your|any)\s+)?\bdelay(?:s|ed|ing)?\b"
     r"|\brunning (?:[\w-]+ ){0,3}?(?:late|behind)\b"

@@ -28,6 +28,7 @@ from recorder.claims.cues import (
     SHIPPED,
     STOCK,
     TRANSIT,
+    UNTIL,
     WHOLE,
 )
 from recorder.claims.facts import ItemFacts, OrderFacts
@@ -193,7 +194,9 @@ class Checker:
                 self._judge("unsupported_delivery", clause, span, failing)
         for m in ARRIVAL.finditer(text):
             how = stance(text, m.start())
-            if how in ("future", "certain_future") or m.group().lower() in ("arriving", "arrives"):
+            if how == "negated" and UNTIL.match(text, m.end()):
+                outstanding(self._claim_span(clause, m))
+            elif how in ("future", "certain_future") or m.group().lower() in ("arriving", "arrives"):
                 outstanding(self._claim_span(clause, m))
                 future = True
                 self._vague_certainty(clause, items, text, m, how, dated["flagged"])
@@ -216,9 +219,9 @@ class Checker:
                 if STOCK.search(m.group()):
                     # A stock claim needs a warehouse record that says so; a missing record says nothing.
                     failing = [i for i in items if not i.delivered and not i.backordered]
-                if whole and any(i.backordered for i in items):
-                    failing = []
-                self._judge("unwarranted_certainty", clause, span, failing, order_level=whole)
+                    if whole and any(i.backordered for i in items):
+                        failing = []
+                    self._judge("unwarranted_certainty", clause, span, failing, order_level=whole)
         for m in DELAY.finditer(text):
             if stance(text, m.start()) == "plain":
                 failing = [i for i in items if not i.delayed]
