@@ -66,6 +66,7 @@ class Checker:
         self.facts = facts
         self.all_skus = tuple(i.sku for i in facts.items)
         self.findings: list[Finding] = []
+        self.date_context = "other"
         self.acknowledged: set[str | None] = set()
         self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items])
 
@@ -125,6 +126,7 @@ class Checker:
         seen: set[str] = set()
         for sentence in sentences(self.summary):
             pending: list[str] = []
+            self.date_context = "other"  # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared
             carried = previous  # what a clause with no subject of its own is about
             for index, span in enumerate(clauses(self.summary, sentence)):
                 text = self.summary[span.start:span.end]
@@ -270,7 +272,7 @@ class Checker:
             begin = aux.start() if aux and aux.end() == m.start() else m.start()
             candidates.append((m.end(), name, begin))
         if not candidates:
-            return "other", hi
+            return "none", hi
         _, name, start = max(candidates, key=lambda c: (c[0], c[1] == "estimate"))
         return name, lo + start
 
@@ -282,6 +284,8 @@ class Checker:
         for d in date_mentions(self.summary, clause.span.start, clause.span.end):
             how = stance(text, d.start - clause.span.start)
             context, cue = self._date_context(clause, lo, d.start)
+            context = self.date_context if context == "none" else context
+            self.date_context = context
             lo = d.end
             label = self.summary[d.start:d.end]
             if d.kind == "relative":
