@@ -299,7 +299,9 @@ class Checker:
             if how in ("hedged", "hypothetical", "counterfactual", "negated"):
                 if d.kind == "calendar" and not any(d.matches(k) for k in self.facts.known_days):
                     self._judge("unsupported_date", clause, span, items,
-                                f"'{label}' appears nowhere in the order's records", order_level=whole)
+                                f"'{label}' appears nowhere in {self.facts.order_id}'s records (promised "
+                                f"{self.facts.promised}). {self._notes(None if whole else items[0].sku)}",
+                                order_level=whole)
                 continue
             if context == "estimate":
                 out["estimate"].update(i.sku for i in items)
