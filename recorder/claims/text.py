@@ -14,11 +14,13 @@ _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|\n+")
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "no", "vs", "etc", "e.g", "i.e", "approx", "jan", "feb", "mar", "apr",
                   "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "wed", "thu", "fri", "sat",
                   "sun", "inc", "ltd", "co"}
-# Where one assertion ends and the next begins inside a sentence. Conjunctions stay with the clause they open.
+# Where one assertion ends and the next begins inside a sentence. Conjunctions stay with the clause they open;
+# a comma ends a clause too (not before a digit: "October 5, 2026"), and a clause that names items but makes
+# no claim ("the laptop, the monitor and") hands them to the next one.
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+|\s+[-–—]+\s+"
     r"|,?\s+(?=(?:but|while|whereas|although|though|because|since|however|unlike)\b)"
-    r"|,\s+(?=(?:so|yet|and|or)\b)"
+    r"|,\s+(?!\d)"
     r"|\s+(?=(?:and|or)\s+(?:the|your|a|an|its|it|they|their|both|we|i|it['’]s|they['’]re|there|this|that)\b)",
     _FLAGS)
 

@@ -234,3 +234,155 @@ def test_the_corpus_reads_the_same_on_a_renamed_dataset():
         default = Counter((f.kind, ids.get(f.sku, f.sku) if f.sku else None) for f in check(order_id, entry["summary"]))
         renamed = Counter(kinds_list(check(ids[order_id], summary, records)))
         assert renamed == default, f"{entry['id']}: {summary}"
+
+
+# --- targeted rules ---------------------------------------------------------------------------------
+
+
+def with_changes(change) -> dict[str, Any]:
+    """The default records after `change(records)`; the change is validated like any dataset."""
+    records = default_records()
+    change(records)
+    Records.model_validate(records)
+    return records
+
+
+def _by_id(records: dict[str, Any], kind: str, key: str, ident: str) -> dict[str, Any]:
+    return next(r for r in records[kind] if r[key] == ident)
+
+
+def both_items_in_transit(records: dict[str, Any]) -> None:
+    """ORD-1004 with the laptop estimated for Oct 9 and the monitor shipped separately, estimated for Oct 12."""
+    laptop = _by_id(records, "tracking", "trackingId", "TRK-1004-A")
+    laptop.update(status="in_transit", estimatedDeliveryDate="2026-10-09",
+                  latestEvent={"code": "in_transit", "description": "In transit", "at": "2026-10-07T08:00:00+00:00"})
+    records["tracking"].append({**laptop, "trackingId": "TRK-1004-B", "sku": "MONITOR-27",
+                                "estimatedDeliveryDate": "2026-10-12"})
+    _by_id(records, "reservations", "reservationId", "RSV-1004-B")["status"] = "fulfilled"
+    _by_id(records, "orders", "orderId", "ORD-1004")["trackingIds"].append("TRK-1004-B")
+
+
+@pytest.mark.parametrize("summary", [
+    "Your USB-C dock and keyboard were delivered, but the keyboard has not arrived.",
+    "The dock arrived on October 5. The keyboard hasn't been delivered.",
+    "The dock arrived on October 5; your keyboard is not yet delivered.",
+    "Your dock and keyboard: the dock was delivered, the keyboard has yet to be delivered.",
+])
+def test_negated_delivery_is_an_outstanding_claim(summary):
+    assert kinds(check("ORD-1001", summary)) == {("contradicted_outstanding", "KEYBOARD-TKL")}
+
+
+def test_negation_of_a_true_claim_or_of_a_delay_is_not_flagged():
+    assert check("ORD-1004", "Your laptop was delivered; the monitor has not arrived yet.") == []
+    assert check("ORD-1003", "Your chair is no longer delayed: it was delivered on October 7.") == []
+    assert check("ORD-1003", "There was no delay: your chair was delivered on October 7.") == []
+    assert kinds(check("ORD-1003", "Your chair was delayed, but it was delivered on October 7.")) == {
+        ("unsupported_delay", "CHAIR-ERGO")}
+
+
+def test_hedges_drop_a_claim_but_why_presupposes_it():
+    assert check("ORD-1005", "Your headsets left the warehouse, but tracking is unavailable, "
+                             "so I can't say whether they are delayed.") == []
+    assert kinds(check("ORD-1005", "Your headsets left the warehouse, but tracking is unavailable, "
+                                   "so I can't say why they are delayed.")) == {("unsupported_delay", "HEADSET-USB")}
+
+
+def test_plurals_and_partial_product_names_are_mentions():
+    assert check("ORD-1005", "Both headsets left the warehouse; DHL tracking is unavailable right now.") == []
+    assert check("ORD-1004", "The laptop arrived on Oct 6. Monitors like yours are backordered.") == []
+    assert check("ORD-1007", "The mice arrived on October 6; the bag's warehouse record is missing.") == []
+    assert kinds(check("ORD-1007", "Your mouse arrived on October 6; the bag's warehouse record is missing.")) \
+        == set()
+    assert kinds(check("ORD-1007", "Your order arrived on October 6; a warehouse record is missing.")) == {
+        ("unsupported_delivery", "BAG-15"), ("unmentioned_sku", "MOUSE-WL"), ("unmentioned_sku", "BAG-15")}
+
+
+def test_the_longest_product_name_wins_and_generic_words_are_not_names():
+    from recorder.claims.text import item_mentions
+    items = [("LAPTOP-14", "14-inch laptop"), ("BAG-15", "15-inch laptop bag"), ("GIFT-CARD", "gift card")]
+    text = "Your laptop bag shipped, your laptop did not, and your card was declined; the gift card is fine."
+    found = [(text[m.start:m.end], m.skus) for m in item_mentions(text, items)]
+    assert found == [("laptop bag", ("BAG-15",)), ("laptop", ("LAPTOP-14",)), ("gift card", ("GIFT-CARD",))]
+
+
+def test_a_claim_without_a_named_item_is_about_the_item_spoken_of_before():
+    [same_sentence] = check("ORD-1004", "Your laptop was delivered on October 6, and the monitor is backordered, "
+                                        "but it has shipped.")
+    assert (same_sentence.kind, same_sentence.sku, same_sentence.claim) == (
+        "unwarranted_certainty", "MONITOR-27", "has shipped")
+    [next_sentence] = check("ORD-1004", "The monitor is backordered. The laptop arrived on October 6. "
+                                        "It was delayed, sorry.")
+    assert (next_sentence.kind, next_sentence.sku, next_sentence.sentence) == (
+        "unsupported_delay", "LAPTOP-14", "It was delayed, sorry.")
+    # No pronoun after a sentence about both items: the order as a whole, which does have a delay.
+    assert check("ORD-1004", "Your laptop arrived on October 6 and your monitor is backordered. "
+                             "Sorry for the delay.") == []
+    assert kinds(check("ORD-1004", "Your laptop and monitor shipped together. They are delayed.")) == {
+        ("unwarranted_certainty", "MONITOR-27"), ("unsupported_delay", "LAPTOP-14")}
+
+
+def test_a_date_borrowed_from_another_item_is_unsupported():
+    records = with_changes(both_items_in_transit)
+    assert check("ORD-1004", "Your laptop should arrive on October 9 and your monitor on October 12.", records) == []
+    [borrowed] = check("ORD-1004", "Your laptop should arrive on October 9 and your monitor on October 9 too.",
+                       records)
+    assert (borrowed.kind, borrowed.sku, borrowed.claim) == ("unsupported_date", "MONITOR-27", "October 9")
+    assert "the carrier estimate for LAPTOP-14" in borrowed.evidence and "TRK-1004-B" in borrowed.evidence
+
+
+def test_the_promised_date_presented_as_an_estimate_is_unsupported():
+    [headsets] = check("ORD-1005", "Tracking is unavailable, but your headsets should arrive by October 9.")
+    assert (headsets.kind, headsets.sku) == ("unsupported_date", "HEADSET-USB")
+    assert "ORD-1005's promised date (2026-10-09)" in headsets.evidence
+    assert kinds(check("ORD-1002", "Your webcam should arrive by October 7.")) == {("unsupported_date", "WEBCAM-4K")}
+    assert kinds(check("ORD-1002", "Your webcam is on track for the promised date.")) == {
+        ("unsupported_date", "WEBCAM-4K")}
+    # The carrier's estimate, a later "by" date, and the promised date named as a promise are all fine.
+    assert check("ORD-1002", "Your webcam should arrive on October 10.") == []
+    assert check("ORD-1002", "Your webcam should arrive by October 12.") == []
+    assert check("ORD-1002", "Your webcam was promised for October 7; FedEx now expects October 10.") == []
+
+
+def test_a_restock_date_is_not_a_delivery_estimate():
+    records = with_changes(lambda r: _by_id(r, "reservations", "reservationId", "RSV-1004-B").update(
+        expectedRestockDate="2026-10-14"))
+    assert check("ORD-1004", "Your laptop arrived on October 6. Your monitor is backordered; "
+                             "new stock is expected on October 14.", records) == []
+    [finding] = check("ORD-1004", "Your laptop arrived on October 6. Your monitor will arrive on October 14.",
+                      records)
+    assert (finding.kind, finding.sku) == ("unsupported_date", "MONITOR-27")
+    assert "the restock date for MONITOR-27" in finding.evidence
+
+
+def test_relative_days_count_from_the_last_carrier_check():
+    assert check("ORD-1002", "Your webcam is delayed; FedEx expects it to arrive on Saturday.") == []
+    [tomorrow] = check("ORD-1002", "Your webcam is delayed but should arrive tomorrow.")
+    assert (tomorrow.kind, tomorrow.sku) == ("unsupported_date", "WEBCAM-4K")
+    assert "2026-10-09" in tomorrow.evidence and "TRK-1002-A" in tomorrow.evidence
+
+
+def test_certainty_needs_evidence():
+    assert kinds(check("ORD-1005", "DHL tracking is unavailable, but your headsets will arrive soon.")) == {
+        ("unwarranted_certainty", "HEADSET-USB")}
+    assert check("ORD-1005", "DHL tracking is unavailable, so your headsets may arrive soon or later.") == []
+    assert kinds(check("ORD-1006", "Your tablet is on its way, although the card was declined.")) == {
+        ("unwarranted_certainty", "TABLET-11")}
+    assert check("ORD-1002", "Your webcam is on its way, delayed at a FedEx hub.") == []
+
+
+def test_an_outstanding_cue_that_is_not_a_stock_claim_raises_no_certainty_finding():
+    assert check("ORD-1007", "Your mouse was delivered on October 6. Your laptop bag has yet to arrive, "
+                             "and I couldn't find its warehouse record.") == []
+    assert kinds(check("ORD-1007", "Your mouse was delivered on October 6. Your laptop bag is backordered, "
+                                   "and I couldn't find its warehouse record.")) == {
+        ("unwarranted_certainty", "BAG-15")}
+
+
+def test_missing_evidence_must_be_acknowledged_for_its_item():
+    summary = "Your mouse was delivered on October 6. Your laptop bag has not shipped."
+    [finding] = check("ORD-1007", summary)
+    assert (finding.kind, finding.severity, finding.sku) == ("unacknowledged_missing_evidence", "medium", "BAG-15")
+    assert finding.claim == "laptop bag" and "RSV-1007-B" in finding.evidence
+    # Acknowledged for the mouse is not acknowledged for the bag.
+    assert kinds(check("ORD-1007", "I can't confirm anything about the mouse. Your laptop bag has not shipped.")) \
+        >= {("unacknowledged_missing_evidence", "BAG-15")}
