@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recorder import __version__
+from recorder.claims.run import check_run
 from recorder.comparison import run_comparison
 from recorder.dataset import DEFAULT_DATASET_DIR, Dataset, load_dataset
 from recorder.errors import WismoError
@@ -295,6 +296,8 @@ def _finish(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner
     writer.close()
     manifest["finishedAt"] = now_iso()
     write_json_atomic(run_dir / MANIFEST_FILE, manifest)
+    # Derived, beside the raw events: the claim checks on every summary recorded so far.
+    check_run(run_dir)
 
 
 def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[ConversationPlan]:

@@ -24,3 +24,29 @@ class RejectingProvider(PolicyProvider):
                                      fatal=True)
             return [text(json.dumps(ANSWER))]
         super().__init__(policy, delay_s=0.01)
+
+
+SEED_SUMMARY = ("Your headsets have shipped, but tracking information is currently unavailable, "
+                "so the reason for the delay is unknown.")
+
+
+def _seed_wording_provider(settings: ProviderSettings):
+    from recorder.providers.scripted import ScriptedProvider
+
+    class SeedWording(ScriptedProvider):
+        """The scripted policy, but with the seed run's weak ORD-1005 wording."""
+
+        name = "seed-wording"
+
+        async def complete(self, request):
+            response = await super().complete(request)
+            for item in response.output_items:
+                if item["type"] == "text" and "HEADSET-USB" in item["text"]:
+                    answer = json.loads(item["text"])
+                    answer["customerSummary"] = SEED_SUMMARY
+                    item["text"] = json.dumps(answer)
+            return response
+    return SeedWording(settings)
+
+
+SeedWordingProvider = _seed_wording_provider

@@ -9,6 +9,7 @@ import click
 from recorder import __version__
 from recorder.errors import WismoError
 from wismo.cli.check import check
+from wismo.cli.claims import claims_command
 from wismo.cli.record import record_command
 from wismo.cli.score import score_command
 from wismo.cli.serve import serve
@@ -24,6 +25,7 @@ cli.add_command(check)
 cli.add_command(serve)
 cli.add_command(record_command)
 cli.add_command(score_command)
+cli.add_command(claims_command)
 
 
 def main() -> None:
