@@ -9,6 +9,8 @@ import click
 from recorder import __version__
 from recorder.errors import WismoError
 from wismo.cli.check import check
+from wismo.cli.record import record_command
+from wismo.cli.score import score_command
 from wismo.cli.serve import serve
 
 
@@ -20,6 +22,8 @@ def cli() -> None:
 
 cli.add_command(check)
 cli.add_command(serve)
+cli.add_command(record_command)
+cli.add_command(score_command)
 
 
 def main() -> None:

@@ -1,0 +1,217 @@
+"""The plain dataclasses the analysis returns; the site and the CLI read only these.
+
+Every figure here comes from a SQL query over a run's raw lines (see analysis/sql/), so each one can
+be traced back to events.jsonl. Token figures are None where the provider reported nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence")
+METRICS = ("turns", "toolCalls", "inputTokens", "outputTokens", "totalTokens", "elapsedMs")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One validation check: a query that returns the offending rows; none means it passed."""
+
+    name: str
+    description: str
+    sql_file: str
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    row_count: int  # rows may be truncated for display; row_count never is
+    severity: str = "error"  # "error" fails the run; "notice" is reported (e.g. superseded attempts)
+
+    @property
+    def passed(self) -> bool:
+        """True when the check found nothing (notices always pass)."""
+        return self.row_count == 0 or self.severity == "notice"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a run is: provider, model, dataset, designs, and what the model was given."""
+
+    run_id: str
+    run_dir: Path
+    provider: str
+    provider_label: str
+    is_language_model: bool
+    model: str
+    base_url: str | None
+    token_counts: str
+    dataset_name: str
+    dataset_hash: str
+    clock: str
+    designs: list[str]
+    repetitions: int
+    instructions: str
+    tools: dict[str, list[dict[str, Any]]]  # design -> [{name, description, parameters}] as sent
+    cases: list[dict[str, Any]]  # [{caseId, orderId, question, expected}]
+    started_at: str | None
+    finished_at: str | None
+    budgets: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RunValidation:
+    """Every check on one run; figures from a run that fails are not presented."""
+
+    run: RunInfo
+    checks: list[CheckResult]
+    malformed_lines: list[tuple[int, str]]  # (line number, why)
+    superseded_events: int
+
+    @property
+    def passed(self) -> bool:
+        """True when every error-severity check passed."""
+        return all(check.passed for check in self.checks)
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Median, minimum and maximum over the conversations that reported a value (n of them)."""
+
+    median: float | None
+    min: float | None
+    max: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class DesignMetrics:
+    """One design in one run: reliability and cost."""
+
+    run_id: str
+    provider: str
+    model: str
+    design: str
+    conversations: int
+    passed: int
+    pass_rate: float
+    field_pass_rates: dict[str, float]  # FIELDS -> share of conversations with that field right
+    status_counts: dict[str, int]
+    stats: dict[str, Stat]  # METRICS -> Stat
+    pass_hat_k: dict[int, float]  # k -> pass^k (tau-bench), k = 1..repetitions
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """How much `other` saves over `baseline` on one metric's medians, with a paired bootstrap interval."""
+
+    run_id: str
+    metric: str
+    baseline: str  # design, e.g. "granular"
+    other: str  # design, e.g. "focused"
+    baseline_median: float | None
+    other_median: float | None
+    saving_pct: float | None  # (baseline - other) / baseline * 100 on the medians
+    paired_n: int  # (case, repetition) pairs with both designs present
+    median_difference: float | None  # median over pairs of (other - baseline)
+    ci_low: float | None  # 95 % bootstrap interval of that median difference (seeded)
+    ci_high: float | None
+    bootstrap_resamples: int
+    bootstrap_seed: int
+
+
+@dataclass(frozen=True)
+class PairedRow:
+    """One (case, repetition) with both designs' figures side by side."""
+
+    run_id: str
+    case_id: str
+    repetition: int
+    values: dict[str, dict[str, float | None]]  # design -> metric -> value
+    passed: dict[str, bool]
+
+
+@dataclass(frozen=True)
+class DeterministicOrder:
+    """The deterministic comparison for one order (from deterministic-comparison.json)."""
+
+    order_id: str
+    matched: bool
+    bytes: dict[str, int]
+    interactions: dict[str, int]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Everything summarize returns for one run (only for runs that passed validation)."""
+
+    run: RunInfo
+    designs: list[DesignMetrics]
+    comparisons: list[MetricComparison]
+    paired: list[PairedRow]
+    deterministic: list[DeterministicOrder]
+    deterministic_passed: bool | None  # None when the file is absent
+    claim_findings: dict[str, dict[str, int]] = field(default_factory=dict)  # design -> kind -> summaries
+
+
+@dataclass(frozen=True)
+class ToolCallDetail:
+    """One tool call joined to its result by call id."""
+
+    call_id: str
+    name: str
+    arguments: str
+    result_text: str | None
+    is_error: bool | None
+    error_kind: str | None
+    bytes: int | None
+    latency_ms: float | None
+
+
+@dataclass(frozen=True)
+class TurnDetail:
+    """One model request and its response; carried + new = input tokens (carried = previous input)."""
+
+    turn: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cached_tokens: int | None
+    carried_tokens: int | None
+    new_tokens: int | None
+    estimated: bool
+    latency_ms: float | None
+    request_bytes: int
+    history_length: int
+    new_items: list[dict[str, Any]]
+    output_items: list[dict[str, Any]]
+    tool_calls: list[ToolCallDetail]
+    error: dict[str, Any] | None
+    model: str | None
+
+
+@dataclass(frozen=True)
+class ConversationDetail:
+    """One finished conversation (live attempt) with its turns, as the case and conversation pages need."""
+
+    run_id: str
+    conversation_id: str
+    attempt: int
+    case_id: str
+    order_id: str
+    design: str
+    repetition: int
+    pair_position: int
+    status: str
+    budget_hit: str | None
+    error: str | None
+    passed: bool
+    field_scores: dict[str, bool]
+    assessment: dict[str, Any] | None
+    customer_summary: str | None
+    final_text: str | None
+    turns: int
+    tool_calls: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cached_tokens: int | None
+    total_tokens: int | None
+    elapsed_ms: float
+    turn_details: list[TurnDetail]

@@ -1,0 +1,42 @@
+"""How a neutral request is serialized for the OpenAI Responses API (shared by the offline estimate)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recorder.linking import ToolSpec
+from recorder.providers.base import ModelRequest
+
+
+def responses_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    """Function tools: name and description verbatim, the MCP inputSchema as parameters."""
+    return [{"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters,
+             "strict": False} for t in tools]
+
+
+def responses_input(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Neutral history items as Responses API input items."""
+    items: list[dict[str, Any]] = []
+    for item in history:
+        kind = item["type"]
+        if kind == "message":
+            items.append({"role": item["role"], "content": item["content"]})
+        elif kind == "function_call":
+            items.append({"type": "function_call", "call_id": item["callId"], "name": item["name"],
+                          "arguments": item["arguments"]})
+        elif kind == "function_call_output":
+            items.append({"type": "function_call_output", "call_id": item["callId"], "output": item["output"]})
+        else:
+            raise ValueError(f"unknown history item type {kind!r}")
+    return items
+
+
+def answer_format(schema: dict[str, Any]) -> dict[str, Any]:
+    """Structured output: the answer contract as a strict JSON schema."""
+    return {"format": {"type": "json_schema", "name": "order_assessment", "schema": schema, "strict": True}}
+
+
+def responses_body(request: ModelRequest, model: str) -> dict[str, Any]:
+    """The request body POSTed to /v1/responses for this request."""
+    return {"model": model, "instructions": request.instructions, "tools": responses_tools(request.tools),
+            "input": responses_input(request.history), "text": answer_format(request.answer_schema)}

@@ -1,0 +1,112 @@
+"""The offline default: a deterministic policy, NOT a language model.
+
+It reads only what a model would see (the tool list and the history) and keeps no state between
+requests. Turn 1 calls the tool that takes `orderId`, with the order ID found in the customer's
+question. Every later turn calls, concurrently, every tool whose parameter name matches an ID field
+in the results so far (`paymentId` → the tool taking `paymentId`, `reservationIds[]` → one call per
+ID to the tool taking `reservationId`), until nothing new is linked; then it answers with the
+assessment the README's rules derive and a summary built from the evidence. Token counts are an
+offline o200k_base estimate over the request as the Responses API would receive it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from typing import Any
+
+from recorder.dataset import ID_PATTERNS
+from recorder.evidence import Evidence, derive
+from recorder.instructions import ANSWER_FIELDS
+from recorder.linking import next_links, tools_by_parameter
+from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
+from recorder.providers.responses_wire import responses_body
+from recorder.summaries import compose_summary
+from recorder.tokens import count_tokens
+
+SCRIPTED_MODEL = "scripted-policy-v1"
+_ORDER_ID = re.compile(ID_PATTERNS["order"].pattern.strip("^$"))
+
+
+class ScriptedProvider:
+    """A deterministic evidence-following policy that answers instantly; labelled as not a model."""
+
+    name = "scripted"
+    is_language_model = False
+    label = "scripted, not a language model"
+
+    def __init__(self, settings: ProviderSettings | None = None) -> None:
+        self.model = (settings.model if settings and settings.model else None) or SCRIPTED_MODEL
+        count_tokens("")  # load the vocabulary now, not inside the first timed request
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Decide the next step from the history alone."""
+        output = self._next_output(request)
+        body = json.dumps(responses_body(request, self.model), ensure_ascii=False)
+        generated = "".join(item.get("text") or (item["name"] + item["arguments"]) for item in output)
+        usage = Usage(input_tokens=count_tokens(body), output_tokens=count_tokens(generated), cached_tokens=None,
+                      estimated=True)
+        return ModelResponse(output_items=output, usage=usage, model=self.model,
+                             response_id=f"scripted-{request.turn}", raw_output=output)
+
+    def _next_output(self, request: ModelRequest) -> list[dict[str, Any]]:
+        calls = {item["callId"]: item for item in request.history if item["type"] == "function_call"}
+        outputs = [item for item in request.history if item["type"] == "function_call_output"]
+        if not calls:
+            return self._first_call(request)
+        made: set[tuple[str, str]] = set()
+        evidence = Evidence()
+        results: list[Any] = []
+        for call in calls.values():
+            made.update((k, v) for k, v in json.loads(call["arguments"]).items() if isinstance(v, str))
+        for output in outputs:
+            call = calls.get(output["callId"])
+            if call is None:
+                continue
+            arguments = list(json.loads(call["arguments"]).items())
+            if len(arguments) == 1:
+                parameter, value = arguments[0]
+                evidence.add_result(parameter, value, output["output"], output.get("isError", False))
+            if not output.get("isError"):
+                with contextlib.suppress(json.JSONDecodeError):
+                    results.append(json.loads(output["output"]))
+        links = next_links(request.tools, results, made)
+        if links:
+            return [_call(request.turn, index, link.tool, {link.parameter: link.value})
+                    for index, link in enumerate(links, start=1)]
+        return [self._answer(request, evidence)]
+
+    def _first_call(self, request: ModelRequest) -> list[dict[str, Any]]:
+        question = next(item["content"] for item in request.history if item["type"] == "message")
+        order_tool = tools_by_parameter(request.tools).get("orderId")
+        match = _ORDER_ID.search(question)
+        if order_tool is None or match is None:
+            return [_text(json.dumps({**_empty_answer(), "customerSummary":
+                                      "I couldn't look up this order, so I can't tell you where it is."}))]
+        return [_call(request.turn, 1, order_tool, {"orderId": match.group(0)})]
+
+    def _answer(self, request: ModelRequest, evidence: Evidence) -> dict[str, Any]:
+        question = next(item["content"] for item in request.history if item["type"] == "message")
+        match = _ORDER_ID.search(question)
+        order_id = match.group(0) if match else ""
+        derived = derive(evidence, order_id)
+        answer = {**derived.as_dict(), "customerSummary": compose_summary(evidence, order_id, derived)}
+        return _text(json.dumps({field: answer[field] for field in ANSWER_FIELDS}, ensure_ascii=False))
+
+
+def _empty_answer() -> dict[str, Any]:
+    return {"deliveredSkus": [], "outstandingSkus": [], "delayReasons": [], "deliveryEstimate": None,
+            "missingEvidence": []}
+
+
+def _call(turn: int, index: int, tool: str, arguments: dict[str, str]) -> dict[str, Any]:
+    return {"type": "function_call", "callId": f"call_{turn}_{index}", "name": tool,
+            "arguments": json.dumps(arguments)}
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
