@@ -1,7 +1,8 @@
 """The OpenAI Responses API (`POST /v1/responses`) behind the neutral provider contract.
 
-The neutral history items were modelled on this API's input items, so the translation is mostly a
-rename of `callId` to `call_id`. The final answer is requested as strict structured output.
+The request body comes from `responses_wire`, the serializer the scripted model's offline token
+estimate also uses, so the estimate counts exactly what this adapter sends. The final answer is
+requested as strict structured output.
 """
 
 from __future__ import annotations
@@ -9,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from recorder.linking import ToolSpec
 from recorder.providers._common import classify_sdk_error, dump, read_key, strict_schema
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
+from recorder.providers.responses_wire import answer_format, responses_body
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
 
 DEFAULT_MODEL = "gpt-5.4-mini"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-ANSWER_FORMAT_NAME = "order_support_answer"
 
 
 class OpenAIResponsesProvider:
@@ -38,17 +38,12 @@ class OpenAIResponsesProvider:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send the request (retrying 429/5xx) and translate the response to neutral items."""
+        body = responses_body(request, self.model)
+        # The contract's schema is already strict; a looser one is adapted rather than rejected.
+        body["text"] = answer_format(strict_schema(request.answer_schema))
 
         async def attempt() -> Any:
-            return await self._client.responses.create(
-                model=self.model,
-                instructions=request.instructions,
-                input=to_input_items(request.history),
-                tools=[to_tool(tool) for tool in request.tools],
-                text={"format": {"type": "json_schema", "name": ANSWER_FORMAT_NAME,
-                                 "schema": strict_schema(request.answer_schema), "strict": True}},
-                timeout=request.timeout_s,
-            )
+            return await self._client.responses.create(**body, timeout=request.timeout_s)
 
         outcome = await call_with_retries(attempt, self._classify, self._policy)
         response = outcome.value
@@ -69,33 +64,6 @@ class OpenAIResponsesProvider:
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
         await self._client.close()
-
-
-def to_tool(tool: ToolSpec) -> dict[str, Any]:
-    """A function tool: name and description verbatim, the MCP inputSchema as parameters.
-
-    `strict` stays off: MCP schemas have optional parameters, which strict function calling forbids.
-    """
-    return {"type": "function", "name": tool.name, "description": tool.description,
-            "parameters": tool.parameters, "strict": False}
-
-
-def to_input_items(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Neutral history items as Responses input items."""
-    items: list[dict[str, Any]] = []
-    for item in history:
-        kind = item["type"]
-        if kind == "message":
-            items.append({"type": "message", "role": item["role"], "content": item["content"]})
-        elif kind == "function_call":
-            items.append({"type": "function_call", "call_id": item["callId"], "name": item["name"],
-                          "arguments": item["arguments"]})
-        elif kind == "function_call_output":
-            # The Responses API has no error flag on outputs; the loop's error text says so itself.
-            items.append({"type": "function_call_output", "call_id": item["callId"], "output": item["output"]})
-        else:
-            raise ValueError(f"unknown history item type {kind!r}")
-    return items
 
 
 def from_output(output: list[Any]) -> list[dict[str, Any]]:

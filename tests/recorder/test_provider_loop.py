@@ -43,7 +43,8 @@ class Wire:
 
 WIRES = {
     "openai": Wire(lambda b: b["input"][0]["content"],
-                   lambda b: [(i["call_id"], i["output"]) for i in b["input"] if i["type"] == "function_call_output"]),
+                   lambda b: [(i["call_id"], i["output"]) for i in b["input"]
+                              if i.get("type") == "function_call_output"]),
     "openai-chat": Wire(lambda b: b["messages"][1]["content"],
                         lambda b: [(m["tool_call_id"], m["content"]) for m in b["messages"] if m["role"] == "tool"]),
     "anthropic": Wire(lambda b: b["messages"][0]["content"][0]["text"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import itertools
+import json
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from recorder.providers.anthropic_messages import AnthropicMessagesProvider
 from recorder.providers.base import ModelRequest, ProviderSettings
 from recorder.providers.openai_chat import OpenAIChatProvider
 from recorder.providers.openai_responses import OpenAIResponsesProvider
+from recorder.providers.responses_wire import responses_body
 from tests.fakes import FakeServer, chat_reply, messages_reply, responses_reply
 from tests.recorder.test_providers import ANSWER_SCHEMA, TOOLS
 
@@ -55,12 +57,12 @@ def test_openai_responses_request(monkeypatch):
     assert second["model"] == "requested-model" and second["instructions"] == INSTRUCTIONS
     assert second["tools"] == [{"type": "function", "name": t.name, "description": t.description,
                                 "parameters": t.parameters, "strict": False} for t in TOOLS]
-    assert second["text"] == {"format": {"type": "json_schema", "name": "order_support_answer",
-                                         "schema": ANSWER_SCHEMA, "strict": True}}
-    assert first["input"] == [{"type": "message", "role": "user", "content": "Where is my order ORD-1002?"}]
+    assert second["text"]["format"] == {"type": "json_schema", "name": "order_assessment",
+                                        "schema": ANSWER_SCHEMA, "strict": True}
+    assert first["input"] == [{"role": "user", "content": "Where is my order ORD-1002?"}]
     assert second["input"] == [
-        {"type": "message", "role": "user", "content": "Where is my order ORD-1002?"},
-        {"type": "message", "role": "assistant", "content": "Let me check."},
+        {"role": "user", "content": "Where is my order ORD-1002?"},
+        {"role": "assistant", "content": "Let me check."},
         {"type": "function_call", "call_id": "call_A", "name": "get_order", "arguments": '{"orderId": "ORD-1002"}'},
         {"type": "function_call", "call_id": "call_B", "name": "get_payment", "arguments": '{"paymentId":"PAY-9"}'},
         {"type": "function_call_output", "call_id": "call_A", "output": '{"orderId":"ORD-1002"}'},
@@ -68,6 +70,9 @@ def test_openai_responses_request(monkeypatch):
         {"type": "function_call", "call_id": "call_C", "name": "get_order", "arguments": '{"orderId":"ORD-1003"}'},
         {"type": "function_call_output", "call_id": "call_C", "output": '{"orderId":"ORD-1003"}'},
     ]
+    # The body on the wire is exactly what the offline token estimate serializes.
+    estimated = responses_body(ModelRequest(INSTRUCTIONS, TOOLS, HISTORY, ANSWER_SCHEMA, 2, 10.0), "requested-model")
+    assert second == json.loads(json.dumps(estimated))
 
 
 def test_openai_responses_makes_a_loose_answer_schema_strict(monkeypatch):
