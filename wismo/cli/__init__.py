@@ -11,6 +11,8 @@ from recorder.errors import WismoError
 from wismo.cli.check import check
 from wismo.cli.record import record_command
 from wismo.cli.serve import serve
+from wismo.cli.summarize import summarize_command
+from wismo.cli.validate import validate_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,6 +24,8 @@ def cli() -> None:
 cli.add_command(check)
 cli.add_command(serve)
 cli.add_command(record_command)
+cli.add_command(validate_command)
+cli.add_command(summarize_command)
 
 
 def main() -> None:
