@@ -58,6 +58,7 @@ class RunDatabase:
         if not self.run_dir.is_dir() or not (self.run_dir / MANIFEST_FILE).is_file():
             read_manifest(self.run_dir)  # raises the RunFormatError that says what is missing
         if not (self.run_dir / EVENTS_FILE).is_file():
+            read_manifest(self.run_dir)  # a broken manifest is the first thing to report
             raise RunFormatError(f"{self.run_dir / EVENTS_FILE}: missing (the run recorded nothing)")
         self.con = duckdb.connect()
         try:
