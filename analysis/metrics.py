@@ -15,10 +15,6 @@ from analysis.model import (
     Stat,
 )
 
-# metrics_paired.sql's columns for each metric of analysis.model.METRICS
-_PAIRED_COLUMNS = dict(zip(METRICS, ("turns", "tool_calls", "input_tokens", "output_tokens", "total_tokens",
-                                     "elapsed_ms"), strict=True))
-
 
 def design_metrics(db: RunDatabase, info: RunInfo) -> list[DesignMetrics]:
     """Reliability and cost per design (metrics_designs, metrics_stats, metrics_pass_hat_k)."""
@@ -50,14 +46,18 @@ def comparisons(db: RunDatabase, info: RunInfo) -> list[MetricComparison]:
 
 
 def paired_rows(db: RunDatabase, info: RunInfo) -> list[PairedRow]:
-    """Every (case, repetition) with each design's figures side by side."""
-    grouped: dict[tuple[str, int], PairedRow] = {}
-    for row in db.query_dicts("metrics_paired.sql"):
-        key = (row["case_id"], row["repetition"])
-        paired = grouped.setdefault(key, PairedRow(info.run_id, row["case_id"], row["repetition"], {}, {}))
-        paired.values[row["design"]] = {metric: row[column] for metric, column in _PAIRED_COLUMNS.items()}
-        paired.passed[row["design"]] = bool(row["passed"])
-    return list(grouped.values())
+    """Every (case, repetition) with each design's figures side by side (metrics_paired.sql)."""
+    _, rows = db.query("metrics_paired.sql")
+    paired: list[PairedRow] = []
+    current = None
+    # rows come ordered by (case, repetition), one per design, with the metrics in METRICS order
+    for case_id, repetition, design, passed, *values in rows:
+        if current is None or (current.case_id, current.repetition) != (case_id, repetition):
+            current = PairedRow(info.run_id, case_id, repetition, {}, {})
+            paired.append(current)
+        current.values[design] = dict(zip(METRICS, values, strict=True))
+        current.passed[design] = bool(passed)
+    return paired
 
 
 def deterministic(db: RunDatabase) -> tuple[list[DeterministicOrder], bool | None]:

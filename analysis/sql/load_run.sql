@@ -160,7 +160,8 @@ WITH csv_lines AS (
     SELECT count(*) AS lines
     FROM read_csv(getvariable('run_dir') || '/events.jsonl', columns = {'line': 'VARCHAR'},
                   delim = chr(0), quote = '', escape = '', header = false, auto_detect = false,
-                  new_line = '\n', strict_mode = false, ignore_errors = true)
+                  new_line = '\n', strict_mode = false, ignore_errors = true,
+                  buffer_size = 33554432)
 ), parsed AS (
     SELECT sum(lines) AS rows, coalesce(sum(lines) FILTER (WHERE readable), 0) AS readable_rows
     FROM event_groups

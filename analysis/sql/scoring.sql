@@ -3,10 +3,11 @@
 -- estimate is compared as a YYYY-MM-DD date or null; no assessment fails every field; a
 -- conversation passes when all five fields match.
 
+-- Set equality as containment both ways (cheaper than sorting both lists).
 CREATE OR REPLACE TEMP MACRO score_set_field(answer, expected) AS
     coalesce(answer IS NOT NULL
              AND len(answer) = len(list_distinct(answer))
-             AND list_sort(list_distinct(answer)) = list_sort(list_distinct(expected)), false);
+             AND list_has_all(answer, expected) AND list_has_all(expected, answer), false);
 
 -- A date only when the whole string is YYYY-MM-DD and names a real day (year 1 or later, as
 -- Python's date allows); NULL otherwise.
