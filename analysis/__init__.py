@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis import details, metrics
-from analysis.checks import run_info, validate
+from analysis.checks import validate
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED, RunDatabase
 from analysis.errors import RunFormatError, RunValidationError
 from analysis.model import ConversationDetail, RunSummary, RunValidation
@@ -53,7 +53,3 @@ def claim_findings(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
     """conversationId -> the claim findings on its customer summary (empty without claims.jsonl)."""
     with RunDatabase(Path(run_dir)) as db:
         return details.findings(db)
-
-
-# run_info is re-exported for callers that already hold a RunDatabase.
-_ = run_info
