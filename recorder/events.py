@@ -104,7 +104,7 @@ class ToolResultEvent(_ConversationEvent):
     name: str
     text: str
     isError: bool
-    errorKind: Literal["tool", "unknown_tool", "invalid_arguments", "server_died"] | None
+    errorKind: Literal["tool", "unknown_tool", "invalid_arguments", "server_died", "cancelled"] | None
     bytes: int
     latencyMs: float
 

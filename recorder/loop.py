@@ -187,6 +187,11 @@ class Conversation:
             failure = ProviderError("timeout", f"no response within {self.budgets.request_timeout_s:g} s")
             self._log_failed_response(turn, sent, failure)
             raise _Stop("timeout", "request_timeout", str(failure)) from None
+        except asyncio.CancelledError:
+            # The conversation deadline cancelled this request: the trace still gets its response line,
+            # so every request has one and the claimed turns match the lines.
+            self._log_failed_response(turn, sent, ProviderError("timeout", "cancelled: conversation deadline reached"))
+            raise
         except ProviderError as failure:
             self._log_failed_response(turn, sent, failure)
             status = "timeout" if failure.kind == "timeout" else "provider_error"
@@ -225,7 +230,14 @@ class Conversation:
 
     async def _run_tool(self, turn: int, call: dict[str, Any]) -> dict[str, Any]:
         started = time.perf_counter()
-        text, is_error, kind = await self._call_tool(call)
+        try:
+            text, is_error, kind = await self._call_tool(call)
+        except asyncio.CancelledError:
+            # Cancelled by the conversation deadline: record the call's end so no call is left without a result.
+            self.log.emit("tool_result", turn=turn, callId=call["callId"], name=call["name"],
+                          text="cancelled: conversation deadline reached", isError=True, errorKind="cancelled",
+                          bytes=0, latencyMs=round((time.perf_counter() - started) * 1000, 3))
+            raise
         result = {"callId": call["callId"], "text": text, "isError": is_error, "errorKind": kind}
         self.log.emit("tool_result", turn=turn, callId=call["callId"], name=call["name"], text=text,
                       isError=is_error, errorKind=kind, bytes=len(text.encode("utf-8")),

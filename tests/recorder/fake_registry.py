@@ -50,3 +50,17 @@ def _seed_wording_provider(settings: ProviderSettings):
 
 
 SeedWordingProvider = _seed_wording_provider
+
+
+class SlowToolCaller(PolicyProvider):
+    """Asks for a tool every turn after 150 ms, so a short conversation deadline cuts it mid-turn."""
+
+    name = "slow-tool-caller"
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        from tests.recorder.fakes import call
+
+        def policy(request):
+            return [call("get_order", {"orderId": "ORD-1004"}, f"c{request.turn}a"),
+                    call("get_order", {"orderId": "ORD-1001"}, f"c{request.turn}b")]
+        super().__init__(policy, delay_s=0.15)

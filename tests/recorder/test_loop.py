@@ -117,6 +117,13 @@ def test_the_conversation_deadline_is_enforced(tmp_path):
     done = finished(events)
     assert (done["status"], done["budgetHit"]) == ("timeout", "deadline")
     assert 400 <= done["claimed"]["elapsedMs"] < 2000
+    # The cancelled request still gets its response line: the trace stays whole.
+    requests = [e["turn"] for e in events if e["type"] == "model_request"]
+    responses = [e for e in events if e["type"] == "model_response"]
+    assert [r["turn"] for r in responses] == requests == list(range(1, done["claimed"]["turns"] + 1))
+    assert responses[-1]["error"]["kind"] == "timeout" and "deadline" in responses[-1]["error"]["message"]
+    calls = {e["callId"] for e in events if e["type"] == "tool_call"}
+    assert calls == {e["callId"] for e in events if e["type"] == "tool_result"}
 
 
 def test_provider_errors_are_recorded_and_fatal_ones_flagged(tmp_path):

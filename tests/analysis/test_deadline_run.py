@@ -1,0 +1,20 @@
+"""A run whose conversations are cut by their deadline still validates: the trace is whole."""
+
+from __future__ import annotations
+
+import asyncio
+
+from analysis import validate_runs
+from recorder.loop import Budgets
+from recorder.providers import REGISTRY
+from recorder.record import RecordOptions, record
+
+
+def test_conversations_cut_by_the_deadline_leave_a_valid_trace(tmp_path, monkeypatch):
+    monkeypatch.setitem(REGISTRY, "slow-tool-caller", ("tests.recorder.fake_registry", "SlowToolCaller"))
+    options = RecordOptions(provider="slow-tool-caller", repetitions=1, case_ids=("partial-delivery",),
+                            out_dir=tmp_path, run_id="cut", budgets=Budgets(conversation_deadline_s=0.4))
+    result = asyncio.run(record(options))
+    assert {o.status for _, o in result.outcomes} == {"timeout"}
+    [validation] = validate_runs([result.run_dir])
+    assert validation.passed, [(c.name, c.rows[:3]) for c in validation.checks if not c.passed]
