@@ -8,7 +8,9 @@ import click
 
 from recorder import __version__
 from recorder.errors import WismoError
+from wismo.cli.build_site import build_site_command
 from wismo.cli.check import check
+from wismo.cli.demo import demo
 from wismo.cli.record import record_command
 from wismo.cli.serve import serve
 
@@ -22,6 +24,8 @@ def cli() -> None:
 cli.add_command(check)
 cli.add_command(serve)
 cli.add_command(record_command)
+cli.add_command(build_site_command)
+cli.add_command(demo)
 
 
 def main() -> None:
