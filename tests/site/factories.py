@@ -395,3 +395,11 @@ def large_site(conversations: int = 10_000) -> dict[str, Any]:
                                                      "elapsed_ms": base.elapsed_ms + rng.uniform(0, 9000)}))
     return {"validations": [validation(run)], "summaries": [summarize(run, details)],
             "details_by_run": {run.run_id: details}}
+
+
+def one_case_site(case_id: str = "tracking-unavailable") -> dict[str, Any]:
+    """The scripted run restricted to one case: a review page small enough for a golden copy."""
+    run = run_info(cases=[c for c in CASES if c["caseId"] == case_id])
+    details = offline_details(run)
+    return {"validations": [validation(run)], "summaries": [summarize(run, details)],
+            "details_by_run": {run.run_id: details}, "findings_by_run": findings_fixture()}

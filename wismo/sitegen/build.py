@@ -55,8 +55,9 @@ def _write(env: Environment, template: str, path: Path, root: str, **context: An
 def _review_import(tally: ReviewTally | None) -> ReviewImport | None:
     if tally is None:
         return None
-    return ReviewImport(files=tally.files, applied=tally.applied, stale=len(tally.stale), unknown=tally.unknown,
-                        duplicates=tally.duplicates)
+    # File names only: the site may be shared, the reviewer's folders need not be.
+    return ReviewImport(files=[Path(f).name for f in tally.files], applied=tally.applied, stale=len(tally.stale),
+                        unknown=tally.unknown, duplicates=tally.duplicates)
 
 
 def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSummary],

@@ -50,7 +50,7 @@ def run_card(run: RunInfo, validation: RunValidation) -> RunCard:
         is_language_model=run.is_language_model,
         label=f"{run.model} · {provider}",
         dataset=f"{run.dataset_name} ({run.dataset_hash.removeprefix('sha256:')[:12]})",
-        token_counts=run.token_counts, started_at=run.started_at or fmt.DASH, repetitions=run.repetitions,
+        token_counts=run.token_counts, started_at=fmt.timestamp(run.started_at), repetitions=run.repetitions,
         valid=validation.passed, check_url=check_url(run.run_id),
         failed_checks=[check.name for check in validation.checks if not check.passed])
 

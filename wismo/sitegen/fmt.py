@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from markupsafe import Markup
@@ -108,6 +109,19 @@ def compact_json(text: str) -> str:
         return json.dumps(json.loads(text), ensure_ascii=False, separators=(", ", ": "))
     except (ValueError, TypeError):
         return text
+
+
+def timestamp(value: str | None) -> str:
+    """An ISO timestamp as `2026-11-30 02:47:17 UTC` (kept verbatim when it does not parse)."""
+    if not value:
+        return DASH
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S") + (" UTC" if moment.tzinfo is not None else "")
 
 
 def provider_text(label: str, is_language_model: bool) -> str:
