@@ -5,8 +5,11 @@
   "use strict";
   document.documentElement.classList.add("js");
 
+  // Shortcuts stay off while text is being typed; a focused checkbox, radio or button does not count.
   function typing(target) {
-    return !!target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(target.tagName));
+    if (!target) return false;
+    if (target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT") return true;
+    return target.tagName === "INPUT" && !/^(checkbox|radio|button|submit|reset)$/.test(target.type);
   }
 
   function applyFilter(container) {
