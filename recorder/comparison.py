@@ -17,7 +17,7 @@ from recorder.dataset import DELAY_REASONS, Dataset
 from recorder.evidence import Evidence, derive
 from recorder.linking import ToolSpec, next_links, tools_by_parameter
 from recorder.lookups import not_found_marker
-from recorder.mcp_client import ToolServer, server_command
+from recorder.mcp_client import ToolServer, server_command, start_servers
 
 COMPARISON_VERSION = 1
 ASSESSMENT_FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence")
@@ -209,40 +209,45 @@ def _leaks(dataset: Dataset, results: list[Any]) -> list[str]:
 
 
 async def run_comparison(dataset: Dataset, commands: dict[str, list[str]] | None = None,
-                         log_dir: Path | None = None) -> ComparisonReport:
-    """Run both servers, gather every order's evidence both ways, and compare."""
+                         log_dir: Path | None = None,
+                         servers: dict[str, ToolServer] | None = None) -> ComparisonReport:
+    """Gather every order's evidence through both designs' servers (started here unless given) and compare."""
+    if servers is not None and set(servers) >= {"granular", "focused"}:
+        return await _compare(dataset, servers)
     commands = commands or {}
+    async with AsyncExitStack() as stack:
+        started = await start_servers(
+            stack, {d: commands.get(d) or server_command(d, dataset.folder) for d in ("granular", "focused")},
+            log_dir, log_prefix="check")
+        return await _compare(dataset, started)
+
+
+async def _compare(dataset: Dataset, servers: dict[str, ToolServer]) -> ComparisonReport:
     orders: list[OrderComparison] = []
     seen_results: list[Any] = []
     rule_mismatches: list[str] = []
-    async with AsyncExitStack() as stack:
-        servers = {}
-        for design in ("granular", "focused"):
-            command = commands.get(design) or server_command(design, dataset.folder)
-            log = log_dir / f"check-{design}.log" if log_dir else None
-            servers[design] = await stack.enter_async_context(ToolServer(command, label=design, log_path=log))
-        granular, focused = _Gatherer(servers["granular"]), _Gatherer(servers["focused"])
-        for order in dataset.records.orders:
-            g_results, g_bytes, g_calls = await granular.gather(order.orderId)
-            f_results, f_bytes, f_calls = await focused.gather(order.orderId)
-            seen_results += [*g_results.values(), *f_results.values()]
-            rebuilt = _rebuild_focused(order.orderId, g_results)
-            served = f_results[("orderId", order.orderId)]
-            differences: list[str] = []
-            _diff("$", rebuilt, served, differences)
-            orders.append(OrderComparison(order.orderId, not differences, {"granular": g_bytes, "focused": f_bytes},
-                                          {"granular": g_calls, "focused": f_calls}, differences))
-            for case in (c for c in dataset.cases if c.orderId == order.orderId):
-                for design, results in (("granular", g_results), ("focused", f_results)):
-                    derived = derive(_evidence(results), order.orderId).as_dict()
-                    for name in ASSESSMENT_FIELDS:
-                        got, want = derived[name], getattr(case.expected, name)
-                        same = sorted(got) == sorted(want) if isinstance(want, list) else got == want
-                        if not same:
-                            rule_mismatches.append(f"{case.caseId} ({design}): {name} by the rules is "
-                                                   f"{json.dumps(got)}, cases.json expects {json.dumps(want)}")
-        probe = dataset.records.orders[0].orderId
-        edges = [e for design, server in servers.items() for e in await _edge_cases(design, server, probe)]
-        tool_counts = {design: len(server.tools_raw) for design, server in servers.items()}
+    granular, focused = _Gatherer(servers["granular"]), _Gatherer(servers["focused"])
+    for order in dataset.records.orders:
+        g_results, g_bytes, g_calls = await granular.gather(order.orderId)
+        f_results, f_bytes, f_calls = await focused.gather(order.orderId)
+        seen_results += [*g_results.values(), *f_results.values()]
+        rebuilt = _rebuild_focused(order.orderId, g_results)
+        served = f_results[("orderId", order.orderId)]
+        differences: list[str] = []
+        _diff("$", rebuilt, served, differences)
+        orders.append(OrderComparison(order.orderId, not differences, {"granular": g_bytes, "focused": f_bytes},
+                                      {"granular": g_calls, "focused": f_calls}, differences))
+        for case in (c for c in dataset.cases if c.orderId == order.orderId):
+            for design, results in (("granular", g_results), ("focused", f_results)):
+                derived = derive(_evidence(results), order.orderId).as_dict()
+                for name in ASSESSMENT_FIELDS:
+                    got, want = derived[name], getattr(case.expected, name)
+                    same = sorted(got) == sorted(want) if isinstance(want, list) else got == want
+                    if not same:
+                        rule_mismatches.append(f"{case.caseId} ({design}): {name} by the rules is "
+                                               f"{json.dumps(got)}, cases.json expects {json.dumps(want)}")
+    probe = dataset.records.orders[0].orderId
+    edges = [e for design, server in servers.items() for e in await _edge_cases(design, server, probe)]
+    tool_counts = {design: len(server.tools_raw) for design, server in servers.items()}
     return ComparisonReport(dataset.name, dataset.content_hash, orders, edges, _leaks(dataset, seen_results),
                             rule_mismatches, tool_counts)

@@ -7,6 +7,7 @@ import contextlib
 import os
 import sys
 import time
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -142,3 +143,17 @@ class ToolServer:
         latency = (time.perf_counter() - started) * 1000
         text = "\n".join(getattr(block, "text", "") for block in result.content)
         return ToolOutcome(text=text, is_error=bool(result.is_error), latency_ms=latency)
+
+
+async def start_servers(stack: AsyncExitStack, commands: dict[str, list[str]], log_dir: Path | None = None,
+                        call_timeout_s: float = 30.0, log_prefix: str = "server") -> dict[str, ToolServer]:
+    """Start several servers at once (each spawn costs about a second of imports) and keep them open."""
+    servers = {label: ToolServer(command, label=label, call_timeout_s=call_timeout_s,
+                                 log_path=log_dir / f"{log_prefix}-{label}.log" if log_dir else None)
+               for label, command in commands.items()}
+    entered = await asyncio.gather(*(stack.enter_async_context(s) for s in servers.values()),
+                                   return_exceptions=True)
+    failures = [e for e in entered if isinstance(e, BaseException)]
+    if failures:
+        raise failures[0]
+    return servers

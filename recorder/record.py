@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recorder import __version__
+from recorder.claims.run import check_run
 from recorder.comparison import run_comparison
 from recorder.dataset import DEFAULT_DATASET_DIR, Dataset, load_dataset
 from recorder.errors import WismoError
 from recorder.events import SCHEMA_VERSION
 from recorder.instructions import ANSWER_SCHEMA, build_instructions
 from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
-from recorder.mcp_client import ToolServer, server_command
+from recorder.mcp_client import ToolServer, server_command, start_servers
 from recorder.providers import create_provider
 from recorder.providers.base import Provider, ProviderSettings
 from recorder.runlog import (
@@ -230,12 +231,9 @@ async def _start_servers(stack: AsyncExitStack, designs: Sequence[str], dataset:
                          timeout_s: float) -> dict[str, ToolServer]:
     logs = run_dir / "logs"
     logs.mkdir(exist_ok=True)
-    servers = {}
-    for design in designs:
-        server = ToolServer(server_command(design, dataset.folder), label=design,
-                            log_path=logs / f"server-{design}.log", call_timeout_s=timeout_s)
-        servers[design] = await stack.enter_async_context(server)
-    return servers
+    # The comparison needs both designs even when only one is recorded.
+    wanted = dict.fromkeys([*DESIGN_NAMES, *designs])
+    return await start_servers(stack, {d: server_command(d, dataset.folder) for d in wanted}, logs, timeout_s)
 
 
 async def record(options: RecordOptions, progress: Progress | None = None) -> RunResult:
@@ -257,14 +255,15 @@ async def record(options: RecordOptions, progress: Progress | None = None) -> Ru
     run_dir.mkdir(parents=True)
     (run_dir / "logs").mkdir()
 
-    comparison = await run_comparison(dataset, log_dir=run_dir / "logs")
-    write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json())
-    if not comparison.passed:
-        raise WismoError(f"the two designs do not return the same evidence for dataset {dataset.name}; "
-                         f"nothing recorded (see {run_dir / COMPARISON_FILE})")
-
     async with AsyncExitStack() as stack:
         servers = await _start_servers(stack, options.designs, dataset, run_dir, options.budgets.request_timeout_s)
+        # The same servers the conversations use must first show they return the same evidence.
+        comparison = await run_comparison(dataset, servers=servers)
+        write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json())
+        if not comparison.passed:
+            raise WismoError(f"the two designs do not return the same evidence for dataset {dataset.name}; "
+                             f"nothing recorded (see {run_dir / COMPARISON_FILE})")
+        servers = {d: servers[d] for d in options.designs}
         manifest = _manifest(run_id, options, provider, dataset, plans, servers)
         write_json_atomic(run_dir / MANIFEST_FILE, manifest)
         writer = EventWriter(run_dir / EVENTS_FILE, run_id)
@@ -297,6 +296,8 @@ def _finish(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner
     writer.close()
     manifest["finishedAt"] = now_iso()
     write_json_atomic(run_dir / MANIFEST_FILE, manifest)
+    # Derived, beside the raw events: the claim checks on every summary recorded so far.
+    check_run(run_dir)
 
 
 def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[ConversationPlan]:

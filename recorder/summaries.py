@@ -76,8 +76,10 @@ def compose_summary(evidence: Evidence, order_id: str, derived: Derived) -> str:
         return f"I couldn't find order {order_id}, so I can't tell you anything about it yet."
     sentences = [_sentence_for(item, order, evidence, derived) for item in order["items"]]
     rest = "the remaining items" if derived.deliveredSkus else "your order"
-    if derived.outstandingSkus and derived.deliveryEstimate:
-        sentences.append(f"The carrier's latest estimate for {rest} is {derived.deliveryEstimate}.")
-    elif derived.outstandingSkus and len(order["items"]) > 1:
-        sentences.append(f"I don't have a delivery date for {rest} yet.")
+    # With one item its own sentence already says everything about timing.
+    if derived.outstandingSkus and len(order["items"]) > 1:
+        if derived.deliveryEstimate:
+            sentences.append(f"The carrier's latest estimate for {rest} is {derived.deliveryEstimate}.")
+        else:
+            sentences.append(f"I don't have a delivery date for {rest} yet.")
     return " ".join(sentences)

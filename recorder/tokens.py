@@ -6,6 +6,7 @@ vocabulary inside its wheel and its counts match tiktoken's (see tests/recorder/
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 from typing import Any
 
@@ -14,9 +15,14 @@ ENCODING = "o200k_base"
 
 @lru_cache(maxsize=1)
 def _encoding() -> Any:
-    import bpe_openai
+    with warnings.catch_warnings():
+        # bpe-openai 0.1.4 reads its vocabularies (at import) with a deprecated importlib.resources call.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import bpe_openai
 
-    return bpe_openai.get_encoding(ENCODING)
+        encoding = bpe_openai.get_encoding(ENCODING)
+        encoding.encode("")  # the vocabulary loads on first use
+        return encoding
 
 
 def count_tokens(text: str) -> int:

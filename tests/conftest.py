@@ -67,3 +67,19 @@ def renamed_dataset() -> tuple[dict[str, Any], list[dict[str, Any]]]:
 def copy_of() -> Callable[[Any], Any]:
     """Deep-copy helper for mutating fixtures."""
     return copy.deepcopy
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--live` opts in to the tests that call real provider APIs (they also need the provider's key)."""
+    parser.addoption("--live", action="store_true", default=False,
+                     help="run tests marked live against the real provider APIs (needs their API keys)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip live tests unless --live was given; each live test skips itself when its key is unset."""
+    if config.getoption("--live"):
+        return
+    skip = pytest.mark.skip(reason="calls a real provider API: run with --live and the provider's key set")
+    for item in items:
+        if "live" in item.keywords:
+            item.add_marker(skip)

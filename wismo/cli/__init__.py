@@ -10,8 +10,10 @@ from recorder import __version__
 from recorder.errors import WismoError
 from wismo.cli.build_site import build_site_command
 from wismo.cli.check import check
+from wismo.cli.claims import claims_command
 from wismo.cli.demo import demo
 from wismo.cli.record import record_command
+from wismo.cli.score import score_command
 from wismo.cli.serve import serve
 
 
@@ -24,6 +26,8 @@ def cli() -> None:
 cli.add_command(check)
 cli.add_command(serve)
 cli.add_command(record_command)
+cli.add_command(score_command)
+cli.add_command(claims_command)
 cli.add_command(build_site_command)
 cli.add_command(demo)
 

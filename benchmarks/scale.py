@@ -1,0 +1,103 @@
+"""Benchmarks 3 and 4: analysis and site build at scale, each measured in a fresh child process.
+
+A fresh process per measurement keeps one measurement's caches and peak memory out of the next;
+peak memory is the child's ru_maxrss as reported by wait4.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.stats import Figure, figure
+from benchmarks.synthetic import generate_run, record_template
+
+BARE_SCAN = """
+import duckdb, sys
+path = sys.argv[1]
+con = duckdb.connect()
+print(con.execute("select count(*) from read_json(?, format='newline_delimited', ignore_errors=true)",
+                  [path]).fetchall()[0][0])
+"""
+
+VALIDATE_AND_SUMMARIZE = """
+import sys
+from pathlib import Path
+from analysis import summarize_runs, validate_runs
+run = Path(sys.argv[1])
+[validation] = validate_runs([run])
+assert validation.passed, [c.name for c in validation.checks if not c.passed]
+summarize_runs([run])
+"""
+
+
+def _child(code: str, *args: str) -> tuple[float, float]:
+    """Run code in a fresh interpreter; return (wall seconds, peak resident MB)."""
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"benchmark child failed: {code.strip().splitlines()[-1]} {args}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def _command(*args: str) -> tuple[float, float]:
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "wismo.cli", *args], stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"wismo {' '.join(args)} failed")
+    return time.perf_counter() - started, usage.ru_maxrss / 1024
+
+
+def _runs(work: Path, sizes: list[int]) -> dict[int, Path]:
+    template = record_template(work)
+    runs = {}
+    for size in sizes:
+        run = work / f"synthetic-{size}"
+        if not (run / "manifest.json").exists():
+            generate_run(template, run, size)
+        runs[size] = run
+    return runs
+
+
+def analysis_at_scale(work: Path, sizes: list[int], repeats: int) -> list[Figure]:
+    """validate + summarize against a bare DuckDB count(*) of the same file, with peak memory."""
+    figures = []
+    for size, run in _runs(work, sizes).items():
+        events = str(run / "events.jsonl")
+        scans = [_child(BARE_SCAN, events) for _ in range(repeats)]
+        analyses = [_child(VALIDATE_AND_SUMMARIZE, str(run)) for _ in range(repeats)]
+        scan_median = sorted(w for w, _ in scans)[len(scans) // 2]
+        megabytes = (run / "events.jsonl").stat().st_size / 1e6
+        figures += [
+            figure(f"Bare DuckDB count(*) scan, {size:,} conversations ({megabytes:,.0f} MB)", "s",
+                   [w for w, _ in scans]),
+            figure(f"validate + summarize, {size:,} conversations", "s", [w for w, _ in analyses],
+                   f"≤ 2 × bare scan = {2 * scan_median:.2f} s", 2 * scan_median),
+            figure(f"validate + summarize peak memory, {size:,} conversations", "MB", [m for _, m in analyses]),
+        ]
+    return figures
+
+
+def _folder_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def site_at_scale(work: Path, sizes: list[int], repeats: int) -> list[Figure]:
+    """build-site wall time, overview page size and whole-site size."""
+    figures = []
+    for size, run in _runs(work, sizes).items():
+        out = work / f"site-{size}"
+        samples = [_command("build-site", str(run), "--out", str(out)) for _ in range(repeats)]
+        goal = ("< 60 s", 60.0) if size >= 10_000 else (None, None)
+        figures.append(figure(f"build-site, {size:,} conversations", "s", [w for w, _ in samples], *goal))
+        figures.append(figure(f"build-site peak memory, {size:,} conversations", "MB", [m for _, m in samples]))
+        overview = (out / "index.html").stat().st_size / 1e6
+        figures.append(figure(f"overview page size, {size:,} conversations", "MB", [overview], "< 1 MB", 1.0))
+        figures.append(figure(f"whole site size, {size:,} conversations", "MB", [_folder_size(out) / 1e6]))
+    return figures

@@ -1,0 +1,84 @@
+"""The words that make claims: regular expressions for each kind of claim and for how a date is presented."""
+
+from __future__ import annotations
+
+import re
+
+_I = re.I
+_APOS = "['’]"
+
+# --- claim cues ------------------------------------------------------------------------------------
+
+DELIVERED = re.compile(
+    r"\bdelivered\b|\barrived\b(?!\s+at\s+(?:a|an|the|their|its|our|one)\b)|\bdropped off\b|\bsigned for\b"
+    r"|\bleft at (?:your|the) (?:front |back )?(?:door|porch|doorstep|mailbox)\b"
+    rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b", _I)
+ARRIVAL = re.compile(
+    r"\b(?:arrive|arrives|arriving|reach(?:es)? you|gets? to you|be with you|be there|make it to you"
+    r"|follow(?!\s+up)|ships?|be shipped|be dispatched|be sent)\b", _I)
+SHIPPED = re.compile(
+    r"\b(?:shipped|dispatched|sent out|handed (?:over )?to (?:the )?(?:carrier|courier)"
+    r"|left (?:our|the) (?:warehouse|facility)|out of (?:our|the) warehouse"
+    r"|picked up by (?:the )?(?:carrier|courier))\b", _I)
+TRANSIT = re.compile(r"\b(?:on (?:its|their|the|his|her) way|in transit|en route|out for delivery|with the carrier"
+                     r"|on the truck|in the mail)\b", _I)
+OUTSTANDING = re.compile(
+    r"\b(?:back[- ]?order(?:ed)?|out of stock|outstanding|still (?:pending|coming|to come|processing)"
+    r"|yet to (?:arrive|ship|be (?:delivered|shipped|dispatched))"
+    r"|(?:scheduled|due|expected|set|slated|booked) for delivery|(?:awaiting|pending) delivery)\b", _I)
+# "won't arrive until Friday" denies the arrival only up to a day: it still says the item has not arrived.
+UNTIL = re.compile(r"\s*(?:[\w'’-]+\s+){0,3}?(?:until|till|before)\b", _I)
+DELAY = re.compile(
+    r"(?:\b(?:reason|cause)\s+(?:for|of|behind)\s+(?:the|this|that|your|any)\s+)?\bdelay(?:s|ed|ing)?\b"
+    r"|\brunning (?:[\w-]+ ){0,3}?(?:late|behind)\b"
+    r"|\b(?:a|one|two|three|several|few|\d+) (?:days?|weeks?) (?:late|behind)\b"
+    rf"|\b(?:is|are|was|were|be|been|arrive|arriving|arrived|came|coming|it{_APOS}s|they{_APOS}re)\s+"
+    r"(?:a (?:bit|little|few days|day) )?late\b(?!\s+(?:morning|afternoon|evening|night))"
+    r"|\blater than (?:the |your |its |their |it was |originally )?(?:promised|expected|planned|original|scheduled"
+    r"|quoted)\b|\bheld up\b|\bbehind schedule\b|\bstuck\b|\bpostponed\b|\boverdue\b|\bpast due\b|\btaking longer\b",
+    _I)
+LOST = re.compile(r"\b(?:lost|gone missing|went missing|stolen|misplaced)\b", _I)
+CERTAINTY = re.compile(
+    r"\b(?:definitely|certainly|surely|for sure|guarantee[ds]?|rest assured|without (?:a|any) doubt|absolutely"
+    r"|no doubt|(?:i|we) promise|assure you|no matter what)\b|\b100\s?%", _I)
+ACKNOWLEDGE = re.compile(
+    rf"\b(?:can(?:not|{_APOS}t| not)|(?:could(?:n{_APOS}t| not)|(?:was|were|am|are)?\s*unable to|not able to))\s+"
+    r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give)\b"
+    rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
+    rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed)\b"
+    r"|\bnot found\b|\bno (?:\w+ )?(?:record|records|tracking|information|info|updates?|details|data|trace)\b"
+    rf"|\bmissing\b|\b(?:don{_APOS}t|do not) have (?:any |an? )?(?:\w+ )?(?:record|information|info|update|details"
+    rf"|tracking|data)\b|\b(?:isn{_APOS}t|is not|not) (?:loading|showing|working|responding)\b|\bunknown\b"
+    r"|\bunclear\b|\bnot sure\b|\bno way to (?:know|tell|confirm)\b|\blookup failed\b|\bdown right now\b", _I)
+
+# --- what a clause is about ------------------------------------------------------------------------
+
+EACH = re.compile(r"\b(?:both|(?<!at )all|everything|every item|each|neither|none|nothing|either)\b", _I)
+WHOLE = re.compile(r"\b(?:your|the|this|whole|entire)\s+(?:whole\s+|entire\s+)?"
+                   r"(?:order|package|parcel|shipment|items|purchase)\b", _I)
+REST = re.compile(r"\bthe (?:rest|remainder)\b|\b(?:the\s+)?remaining (?:items?|parts?|products?|pieces?)\b"
+                  rf"|\bthe other (?:item|one|product|piece)s?\b|\bwhat(?:{_APOS}s| is) left\b", _I)
+PARTIAL = re.compile(r"\b(?:part|some|one|half|most|a few)\s+of\s+(?:your|the|this|my)\b|\bpartially\b", _I)
+STOCK = re.compile(r"back[- ]?order|out of stock", _I)
+PRONOUN = re.compile(r"\b(?:it|its|they|them|their|theirs|these|those|this one|that one)\b", _I)
+AUX = re.compile(rf"(?:\b(?:has|have|had|was|were|is|are|got|been|be|being|not|never|already|both|all|just|now|yet"
+                 rf"|also|still|finally|will|would|should|shall|can|could|may|might|must|\w+n{_APOS}t|\w+{_APOS}ll"
+                  rf"|\w+{_APOS}(?:s|re|ve))\s+)+$", _I)
+
+# --- what a date in a clause is presented as --------------------------------------------------------
+
+PROMISE_CUE = re.compile(r"\b(?:promis\w*|originally|supposed to|meant to|was due|were due|was expected|were expected"
+                         r"|quoted|planned|committed|guarantee\w*)\b", _I)
+ESTIMATE_BY_PROMISE = re.compile(
+    r"\b(?:arrive|arrives|arriving|deliver|be delivered|reach|get (?:there|to you)|be with you|make it|on track"
+    r"|in time)\s+(?:[\w'’-]+\s+){0,2}?(?:by|on|before|for|ahead of)\s+(?:the\s+|your\s+|its\s+|their\s+)?"
+    r"(?:original(?:ly)?\s+)?promis", _I)
+RESTOCK_CUE = re.compile(r"\b(?:restock\w*|new stock|back in stock|more stock|replenish\w*|inventory"
+                         r"|stock (?:is |should be )?(?:expected|due|arriv\w*))\b", _I)
+ESTIMATE_CUE = re.compile(r"\b(?:estimat\w*|expect\w*|eta|due|scheduled|projected|anticipat\w*|on track"
+                          r"|arriv(?:e|es|ing)|deliver(?!ed)\w*|reach\w*|get to you|be with you|should|will"
+                           r"|follow|ships?|out for delivery)\b|['’]ll\b", _I)
+OTHER_CUE = re.compile(r"\b(?:updat\w*|scan\w*|event|checked|placed|ordered|charged|declined|failed|paid|as of"
+                       r"|record\w*|last|latest)\b", _I)
+BY_DATE = re.compile(r"\b(?:by|before|no later than)\s+(?:the\s+)?$", _I)
+NEAR_WORDS = 6  # a promise or restock cue this many words before a date decides how the date is presented

@@ -1,0 +1,181 @@
+"""What the evidence establishes about each ordered item, in the shape the claim checks need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from recorder.evidence import Evidence, derive
+
+_SHIPPED_ORDER_STATUSES = ("shipped", "delivered")
+
+
+@dataclass(frozen=True)
+class ItemFacts:
+    """One ordered SKU: what is known, and the record IDs it is known from."""
+
+    sku: str
+    name: str | None
+    quantity: int
+    delivered: bool
+    delivered_days: tuple[str, ...]
+    estimates: tuple[str, ...]
+    restock_days: tuple[str, ...]
+    delayed: bool
+    backordered: bool | None  # None when no warehouse record for it could be read
+    moving: bool  # some record shows it left the warehouse
+    lost: bool
+    missing: tuple[str, ...]  # "kind:ID" refs of unretrievable evidence about this item
+    notes: tuple[str, ...]  # the item's records in words, naming their IDs
+
+
+@dataclass(frozen=True)
+class OrderFacts:
+    """The order's items plus the order-level facts (promised date, payment, unassigned gaps)."""
+
+    order_id: str
+    found: bool
+    items: tuple[ItemFacts, ...]
+    promised: str | None
+    known_days: frozenset[str]  # every calendar day any of the order's records mentions
+    order_missing: tuple[str, ...]  # missing refs that cannot be tied to one item
+    payment_note: str | None
+    missing_notes: dict[str, str]  # "kind:ID" -> "ID: why", for every missing ref
+    clock: str | None = None  # the day the carrier was last asked, for "today" and "Friday"
+
+    def item(self, sku: str) -> ItemFacts:
+        """The facts for one SKU of this order."""
+        return next(i for i in self.items if i.sku == sku)
+
+
+def _day(value: Any) -> str | None:
+    return value[:10] if isinstance(value, str) and len(value) >= 10 else None
+
+
+def _days_in(record: Any) -> set[str]:
+    """Every ISO day in a record, however deeply nested; used to tell a real date from an invented one."""
+    if isinstance(record, dict):
+        return set().union(*(_days_in(v) for v in record.values())) if record else set()
+    if isinstance(record, list):
+        return set().union(*(_days_in(v) for v in record)) if record else set()
+    day = _day(record)
+    return {day} if day and day[4] == "-" and day[:4].isdigit() else set()
+
+
+def _tracking_note(t: dict[str, Any]) -> str:
+    if t.get("availability", "available") != "available":
+        return f"{t['trackingId']}: carrier lookup {t.get('availability')}"
+    event = t.get("latestEvent") or {}
+    text = f"{t['trackingId']}: {t.get('status')}"
+    if event.get("description"):
+        text += f" ('{event['description']}', {_day(event.get('at'))})"
+    if t.get("estimatedDeliveryDate"):
+        text += f", carrier estimate {t['estimatedDeliveryDate']}"
+    return text
+
+
+def _reservation_note(r: dict[str, Any]) -> str:
+    restock = r.get("expectedRestockDate")
+    text = f"{r['reservationId']}: {r.get('status')}"
+    if r.get("status") == "backordered":
+        text += f", restock expected {restock}" if restock else ", no restock date"
+    return text
+
+
+def _reports_delay(t: dict[str, Any], promised: str | None) -> bool:
+    # Mirrors derive()'s carrier_delay rule, per shipment instead of per order.
+    event = t.get("latestEvent") or {}
+    if t.get("status") == "exception" or event.get("code") in ("delayed", "exception"):
+        return True
+    estimate = t.get("estimatedDeliveryDate")
+    return bool(estimate and promised and estimate > promised)
+
+
+def _says_lost(t: dict[str, Any]) -> bool:
+    event = t.get("latestEvent") or {}
+    words = " ".join(str(x) for x in (t.get("status"), event.get("code"), event.get("description")) if x)
+    return "lost" in words.lower()
+
+
+def _assign_missing(refs: list[str], order: dict[str, Any], found: dict[str, list[dict[str, Any]]],
+                    evidence: Evidence) -> dict[str, str | None]:
+    """Tie each missing ref to a SKU: from its record if it came back unavailable, else by elimination."""
+    skus = [i["sku"] for i in order["items"]]
+    owner: dict[str, str | None] = {}
+    for ref in refs:
+        kind, ident = ref.split(":", 1)
+        record = evidence.records.get(kind, {}).get(ident)
+        if record is not None and record.get("sku") in skus:
+            owner[ref] = record["sku"]
+            continue
+        if kind not in ("reservation", "tracking"):
+            owner[ref] = None
+            continue
+        # A record that was never found names no SKU: the items no found record of this kind covers.
+        uncovered = [s for s in skus if not any(r.get("sku") == s for r in found[kind])]
+        gaps = [r for r in refs if r.startswith(f"{kind}:") and evidence.records[kind].get(r.split(":", 1)[1]) is None]
+        owner[ref] = uncovered[0] if len(uncovered) == 1 and len(gaps) == 1 else None
+    return owner
+
+
+def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
+    """Gather per-item facts for one order from the evidence, by the README's rules."""
+    derived = derive(evidence, order_id)
+    order = evidence.records["order"].get(order_id)
+    missing_notes = {ref: f"{ref.split(':', 1)[1]}: {evidence.missing.get(ref, 'not found').replace('_', ' ')}"
+                     for ref in derived.missingEvidence}
+    if order is None:
+        return OrderFacts(order_id, False, (), None, frozenset(), tuple(derived.missingEvidence), None, missing_notes)
+    promised = order.get("promisedDeliveryDate")
+    found = {
+        "tracking": [evidence.records["tracking"][t] for t in order.get("trackingIds", [])
+                     if t in evidence.records["tracking"]],
+        "reservation": [evidence.records["reservation"][r] for r in order.get("reservationIds", [])
+                        if r in evidence.records["reservation"]],
+    }
+    payment = evidence.records["payment"].get(order.get("paymentId", ""))
+    payment_issue = payment is not None and payment.get("status") not in ("captured", "authorized")
+    payment_note = None
+    if payment is not None:
+        reason = f" ({payment['failureReason']})" if payment.get("failureReason") else ""
+        payment_note = f"{payment['paymentId']}: {payment.get('status')}{reason}"
+    owner = _assign_missing(derived.missingEvidence, order, found, evidence)
+    known_days = _days_in(order) | _days_in(payment or {}) | _days_in(found["tracking"]) \
+        | _days_in(found["reservation"])
+
+    items = []
+    for item in order["items"]:
+        sku = item["sku"]
+        tracking = [t for t in found["tracking"] if t.get("sku") == sku]
+        available = [t for t in tracking if t.get("availability", "available") == "available"]
+        reservations = [r for r in found["reservation"] if r.get("sku") == sku]
+        delivered = sku in derived.deliveredSkus
+        delivered_days = tuple(sorted({d for t in available if t.get("status") == "delivered"
+                                       for d in [_day((t.get("latestEvent") or {}).get("at") or t.get("updatedAt"))]
+                                       if d}))
+        moving_tracking = [t for t in available if t.get("status") != "delivered"]
+        backordered = any(r.get("status") == "backordered" for r in reservations)
+        if delivered:
+            delayed = bool(promised and delivered_days and max(delivered_days) > promised)
+        else:
+            delayed = backordered or payment_issue or any(_reports_delay(t, promised) for t in moving_tracking)
+        missing = tuple(ref for ref in derived.missingEvidence if owner.get(ref) == sku)
+        notes = [_tracking_note(t) for t in tracking] or [f"no tracking record for {sku}"]
+        notes += [_reservation_note(r) for r in reservations]
+        notes += [missing_notes[ref] for ref in missing if ref.split(":", 1)[1] not in " ".join(notes)]
+        items.append(ItemFacts(
+            sku=sku, name=item.get("name"), quantity=item.get("quantity", 1), delivered=delivered,
+            delivered_days=delivered_days,
+            estimates=tuple(sorted({t["estimatedDeliveryDate"] for t in moving_tracking
+                                    if t.get("estimatedDeliveryDate")})),
+            restock_days=tuple(sorted({r["expectedRestockDate"] for r in reservations
+                                       if r.get("expectedRestockDate")})),
+            delayed=delayed, backordered=backordered if reservations else None,
+            moving=bool(available) or any(r.get("status") == "fulfilled" for r in reservations)
+            or order.get("status") in _SHIPPED_ORDER_STATUSES,
+            lost=any(_says_lost(t) for t in available),
+            missing=missing, notes=tuple(notes)))
+    order_missing = tuple(ref for ref in derived.missingEvidence if owner.get(ref) is None)
+    checked = [d for t in found["tracking"] if (d := _day(t.get("checkedAt")))]
+    return OrderFacts(order_id, True, tuple(items), promised, frozenset(known_days), order_missing, payment_note,
+                      missing_notes, max(checked) if checked else None)

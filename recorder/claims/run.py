@@ -1,0 +1,83 @@
+"""Check every summary in a recorded run against the evidence its own conversation gathered.
+
+The findings go to claims.jsonl beside the run (rewritten whole, atomically, since they are derived
+and can always be recomputed); the raw events are never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from recorder.claims import CHECKER_VERSION, check_summary, findings_to_json
+from recorder.events import SCHEMA_VERSION
+from recorder.evidence import Evidence
+from recorder.runlog import CLAIMS_FILE, EVENTS_FILE, live_attempts, now_iso, read_event_lines, read_manifest
+
+
+@dataclass(frozen=True)
+class ClaimsResult:
+    """How many summaries were checked, how many had findings, and findings per kind."""
+
+    checked: int
+    with_findings: int
+    by_kind: dict[str, int]
+    path: Path
+
+
+def conversation_evidence(events: list[dict[str, Any]]) -> Evidence:
+    """The evidence one conversation gathered: each tool result, read by its call's parameter."""
+    calls = {e["callId"]: e for e in events if e["type"] == "tool_call"}
+    evidence = Evidence()
+    for result in (e for e in events if e["type"] == "tool_result"):
+        call = calls.get(result["callId"])
+        if call is None:
+            continue
+        try:
+            arguments = json.loads(call["arguments"])
+        except json.JSONDecodeError:
+            continue
+        if isinstance(arguments, dict) and len(arguments) == 1:
+            [(parameter, value)] = arguments.items()
+            if isinstance(value, str):
+                evidence.add_result(parameter, value, result["text"], result["isError"])
+    return evidence
+
+
+def check_run(run_dir: Path) -> ClaimsResult:
+    """Check every finished conversation's customer summary and write claims.jsonl."""
+    manifest = read_manifest(run_dir)
+    lines = read_event_lines(run_dir / EVENTS_FILE)
+    live = live_attempts(lines.events)
+    by_conversation: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for _, event in lines.events:
+        conversation = event.get("conversationId")
+        if conversation and event.get("attempt") == live.get(conversation) and event["type"] != "attempt_superseded":
+            by_conversation[conversation].append(event)
+    out: list[dict[str, Any]] = []
+    by_kind: dict[str, int] = defaultdict(int)
+    checked = with_findings = 0
+    base = {"v": SCHEMA_VERSION, "runId": manifest["runId"], "checkerVersion": CHECKER_VERSION}
+    for conversation, events in by_conversation.items():
+        finished = next((e for e in events if e["type"] == "conversation_finished"), None)
+        started = next((e for e in events if e["type"] == "conversation_started"), None)
+        summary = ((finished or {}).get("assessment") or {}).get("customerSummary")
+        if finished is None or started is None or not isinstance(summary, str):
+            continue
+        findings = check_summary(summary, conversation_evidence(events), started["orderId"])
+        checked += 1
+        with_findings += bool(findings)
+        ids = {"conversationId": conversation, "attempt": finished["attempt"]}
+        out.append({**base, "type": "summary_checked", "ts": now_iso(), **ids, "findings": len(findings)})
+        for finding in findings:
+            by_kind[finding.kind] += 1
+            out.append({**base, "type": "claim_finding", "ts": now_iso(), **ids, **findings_to_json(finding)})
+    path = run_dir / CLAIMS_FILE
+    temporary = path.with_suffix(".jsonl.tmp")
+    temporary.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in out), encoding="utf-8")
+    os.replace(temporary, path)
+    return ClaimsResult(checked, with_findings, dict(by_kind), path)

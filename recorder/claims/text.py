@@ -1,0 +1,277 @@
+"""Reading a summary: sentences, clauses, item mentions, dates, and the stance a claim is made in."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+_FLAGS = re.I
+
+# --- sentences and clauses -------------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|\n+")
+_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "no", "vs", "etc", "e.g", "i.e", "approx", "jan", "feb", "mar", "apr",
+                  "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "wed", "thu", "fri", "sat",
+                  "sun", "inc", "ltd", "co"}
+# Where one assertion ends and the next begins inside a sentence. Conjunctions stay with the clause they open;
+# a comma ends a clause too (not before a digit: "October 5, 2026"), and a clause that names items but makes
+# no claim ("the laptop, the monitor and") hands them to the next one.
+_CLAUSE_BREAK = re.compile(
+    r"\s*;\s*|:\s+|\s+[-–—]+\s+"
+    r"|,?\s+(?=(?:but|while|whereas|although|though|because|since|however|unlike)\b)"
+    r"|,\s+(?!\d)"
+    r"|\s+(?=(?:and|or)\s+(?:the|your|a|an|its|it|they|their|both|we|i|it['’]s|they['’]re|there|this|that)\b)",
+    _FLAGS)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of the summary, by absolute character offsets."""
+
+    start: int
+    end: int
+
+
+def _trimmed(text: str, start: int, end: int) -> Span | None:
+    while start < end and text[start] in " \t\r\n":
+        start += 1
+    while end > start and text[end - 1] in " \t\r\n":
+        end -= 1
+    return Span(start, end) if end > start else None
+
+
+def sentences(text: str) -> list[Span]:
+    """Split on sentence punctuation and line breaks, not after common abbreviations."""
+    spans, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        word = re.search(r"([\w.]+)\.*$", text[start:m.start() + 1].rstrip(".!?\"')]"))
+        if m.group().startswith(".") and word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        span = _trimmed(text, start, m.end())
+        if span:
+            spans.append(span)
+        start = m.end()
+    span = _trimmed(text, start, len(text))
+    if span:
+        spans.append(span)
+    return spans
+
+
+def clauses(text: str, sentence: Span) -> list[Span]:
+    """Split one sentence into clauses at conjunctions and strong punctuation."""
+    spans, start = [], sentence.start
+    for m in _CLAUSE_BREAK.finditer(text, sentence.start, sentence.end):
+        span = _trimmed(text, start, m.start())
+        if span:
+            spans.append(span)
+        start = m.end()
+    span = _trimmed(text, start, sentence.end)
+    if span:
+        spans.append(span)
+    return spans
+
+
+# --- item mentions ---------------------------------------------------------------------------------
+
+# Single words too generic to stand for an item on their own ("your card was declined" is not a gift card).
+_GENERIC_WORDS = {"order", "item", "product", "package", "parcel", "card", "payment", "record", "update", "date",
+                  "delivery", "carrier", "tracking", "stock", "status", "shipment", "case", "set", "pack", "kit",
+                  "unit", "part", "piece", "pair", "one", "bundle"}
+_IRREGULAR_PLURALS = {"mouse": "mice", "person": "people", "child": "children", "foot": "feet", "knife": "knives",
+                      "shelf": "shelves", "leaf": "leaves"}
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Where the summary names an item; a name shared by several items names them all."""
+
+    start: int
+    end: int
+    skus: tuple[str, ...]
+
+
+def _word_pattern(word: str, last: bool) -> str:
+    core = r"[-\s]?".join(re.escape(part) for part in word.lower().split("-"))
+    if not last or not word.isalpha():
+        return core
+    lower = word.lower()
+    if lower in _IRREGULAR_PLURALS:
+        return f"(?:{core}|{_IRREGULAR_PLURALS[lower]})"
+    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
+        return f"{re.escape(lower[:-1])}(?:y|ies)"
+    if lower.endswith(("s", "x", "z", "ch", "sh")):
+        return f"{core}(?:es)?"
+    return f"{core}s?"
+
+
+def _name_patterns(name: str) -> list[str]:
+    """The full name and each shorter tail of it: "15-inch laptop bag", "laptop bag", "bag"."""
+    words = name.split()
+    patterns = []
+    for i in range(len(words)):
+        tail = words[i:]
+        if len(tail) == 1 and (tail[0].lower() in _GENERIC_WORDS or len(tail[0]) < 3 or not tail[0][0].isalpha()):
+            continue
+        patterns.append(r"[-\s]+".join(_word_pattern(w, j == len(tail) - 1) for j, w in enumerate(tail)))
+    return patterns
+
+
+def item_mentions(text: str, items: list[tuple[str, str | None]]) -> list[Mention]:
+    """Every mention of an item by SKU code or (part of) its name; the longest match wins an overlap."""
+    found: dict[tuple[int, int], set[str]] = {}
+    for sku, name in items:
+        patterns = [re.escape(sku)] + (_name_patterns(name) if name else [])
+        for pattern in patterns:
+            for m in re.finditer(rf"(?<![\w-])(?:{pattern})(?![\w-])", text, _FLAGS):
+                found.setdefault((m.start(), m.end()), set()).add(sku)
+    taken: list[Mention] = []
+    for (start, end), skus in sorted(found.items(), key=lambda kv: (kv[0][0] - kv[0][1], kv[0][0])):
+        if all(end <= t.start or start >= t.end for t in taken):
+            taken.append(Mention(start, end, tuple(sorted(skus))))
+    return sorted(taken, key=lambda m: m.start)
+
+
+# --- dates -----------------------------------------------------------------------------------------
+
+_MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10,
+           "nov": 11, "dec": 12}
+_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?" \
+         r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+_NUMERIC = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])")
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_NUMBER = r"(?:\d+|a|an|one|two|three|four|five|six|seven|a few|a couple of|couple of|several)"
+RELATIVE_DATE = re.compile(
+    rf"\b(?:today|tonight|tomorrow|(?:this|next|on|by)\s+{_WEEKDAY}|{_WEEKDAY}|next week|this week(?:end)?"
+    rf"|(?:in|within)\s+(?:the next\s+)?{_NUMBER}(?:\s*(?:-|to)\s*\d+)?\s+(?:more\s+)?(?:business\s+|working\s+)?"
+    rf"(?:days?|weeks?)|(?:the\s+)?end of (?:the|this|next) week)\b", _FLAGS)
+VAGUE_TIME = re.compile(r"\b(?:soon|shortly|any day now|in no time|right away|quickly|imminently|very soon)\b", _FLAGS)
+_PROMISED_PHRASE = re.compile(rf"\b(?:the|your|its|their)\s+(?:original(?:ly)?\s+)?promised\s+(?:delivery\s+)?date\b"
+                              rf"(?!\s*(?:of|,|:|\(|was|is)?\s*(?:\d|{_MONTH}\b))", _FLAGS)
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A date in the text: calendar candidates (year may be None), or a relative/promised-date reference."""
+
+    start: int
+    end: int
+    kind: str  # "calendar" | "relative" | "promised"
+    candidates: tuple[tuple[int | None, int, int], ...] = ()
+
+    def matches(self, iso_day: str) -> bool:
+        """Whether this calendar mention can be the given ISO day."""
+        y, m, d = (int(x) for x in iso_day.split("-"))
+        return any((cy is None or cy == y) and cm == m and cd == d for cy, cm, cd in self.candidates)
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, int] | None:
+    """The calendar day of "today", "tomorrow" or "(on/by/this) Friday", counted from the clock day."""
+    if not clock:
+        return None
+    words = mention_text.lower().split()
+    today = date.fromisoformat(clock)
+    if words[-1] in ("today", "tonight"):
+        day = today
+    elif words[-1] == "tomorrow":
+        day = today + timedelta(days=1)
+    elif words[-1] in _WEEKDAYS and words[0] != "next":
+        day = today + timedelta(days=(_WEEKDAYS.index(words[-1]) - today.weekday()) % 7)
+    else:
+        return None
+    return day.year, day.month, day.day
+
+
+def _year(text: str | None) -> int | None:
+    if not text:
+        return None
+    return int(text) + 2000 if len(text) == 2 else int(text)
+
+
+def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
+    """Dates in text[start:end]: ISO, "October 9", "9 Oct", "10/9" (both readings), relative days."""
+    found: list[DateMention] = []
+
+    def add(mention: DateMention) -> None:
+        if all(mention.end <= f.start or mention.start >= f.end for f in found):
+            found.append(mention)
+
+    for m in _ISO.finditer(text, start, end):
+        add(DateMention(m.start(), m.end(), "calendar", ((int(m[1]), int(m[2]), int(m[3])),)))
+    for m in _MONTH_DAY.finditer(text, start, end):
+        add(DateMention(m.start(), m.end(), "calendar", ((_year(m[3]), _MONTHS[m[1][:3].lower()], int(m[2])),)))
+    for m in _DAY_MONTH.finditer(text, start, end):
+        add(DateMention(m.start(), m.end(), "calendar", ((_year(m[3]), _MONTHS[m[2][:3].lower()], int(m[1])),)))
+    for m in _NUMERIC.finditer(text, start, end):
+        a, b, y = int(m[1]), int(m[2]), _year(m[3])
+        readings = tuple({(y, a, b), (y, b, a)} & {(y, x, z) for x in range(1, 13) for z in range(1, 32)})
+        if readings:
+            add(DateMention(m.start(), m.end(), "calendar", readings))
+    for m in RELATIVE_DATE.finditer(text, start, end):
+        add(DateMention(m.start(), m.end(), "relative"))
+    for m in _PROMISED_PHRASE.finditer(text, start, end):
+        add(DateMention(m.start(), m.end(), "promised"))
+    return sorted(found, key=lambda f: f.start)
+
+
+# --- stance: is a claim asserted, denied, hedged, hypothetical or about the future? ----------------
+
+_APOS = "['’]"
+_WORDS = r"(?:[\w'’-]+\s+)"
+_HEDGE = re.compile(
+    rf"\b(?:may|might|maybe|perhaps|possibly|could(?!\s+not|n{_APOS}t)|unclear|unsure|not sure|uncertain|no idea"
+    rf"|can(?:not|{_APOS}t| not)\s+(?:yet\s+)?(?:confirm|say|tell|see|know|verify|check|guarantee|promise|be sure)"
+    rf"|(?:unable|not able)\s+to\s+(?:confirm|say|tell|see|verify|check|guarantee)"
+    rf"|(?:don{_APOS}t|do not|didn{_APOS}t|did not)\s+know|no way to (?:know|tell))\b", _FLAGS)
+_HYPOTHETICAL = re.compile(r"\b(?:if|once|when|whenever|until|unless|before|whether|in case|as soon as)\b[^,;:]*$",
+                           _FLAGS)
+# "I don't know why they're delayed" still asserts the delay.
+_PRESUPPOSED = re.compile(r"\b(?:why|reason|cause)\b", _FLAGS)
+_NEGATION = re.compile(
+    rf"(?:\bnot|n{_APOS}t|\bnever|\bno longer|\byet to|\bwithout|\bnothing|\bneither|\bnor)\s+{_WORDS}{{0,3}}$"
+    rf"|\bno\s+{_WORDS}{{0,2}}$", _FLAGS)
+_CLAUSE_NEGATION = re.compile(r"^\W*(?:(?:and|but|so|or|yet)\s+)?(?:neither|none|nothing|no\s+items?)\b", _FLAGS)
+_COUNTERFACTUAL = re.compile(
+    rf"\b(?:(?:should|would|could|might|may|must)(?:n{_APOS}t| not)?\s+have|supposed to|meant to"
+    rf"|(?:was|were)\s+(?:due|expected|scheduled|set|meant)\s+to)\s+{_WORDS}{{0,2}}$", _FLAGS)
+_FUTURE = re.compile(
+    rf"(?:\bwill|{_APOS}ll|\bshould|\bshall|\bgoing to|\bexpected to|\bscheduled to|\bdue to|\bset to|\blikely to"
+    rf"|\bon track to)\s+{_WORDS}{{0,2}}$", _FLAGS)
+_CERTAIN_FUTURE = re.compile(rf"(?:\bwill|{_APOS}ll|\bgoing to|\bshall)\s+{_WORDS}{{0,2}}$", _FLAGS)
+_REPORTED = re.compile(r"\b(?:says?|shows?|reads?|marked(?: as)?|listed(?: as)?|status(?: is| of)?|as)\s+$", _FLAGS)
+
+
+def _unless_presupposed(match: re.Match[str] | None, before: str) -> bool:
+    """A hedge or negation counts unless "why"/"the reason" follows it: those presuppose the claim."""
+    return bool(match) and not _PRESUPPOSED.search(before[match.start():])  # type: ignore[union-attr]
+
+
+def stance(clause_text: str, at: int) -> str:
+    """How the clause holds the claim starting at `at` (clause-relative).
+
+    One of: hedged, hypothetical, counterfactual, negated, future, certain_future, reported, plain.
+    """
+    before = clause_text[:at]
+    hedges = list(_HEDGE.finditer(before))
+    if hedges and _unless_presupposed(hedges[-1], before):
+        return "hedged"
+    if _HYPOTHETICAL.search(before):
+        return "hypothetical"
+    if _COUNTERFACTUAL.search(before):
+        return "counterfactual"
+    negation = _NEGATION.search(before)
+    if _unless_presupposed(negation, before) or _CLAUSE_NEGATION.search(before):
+        return "negated"
+    if _CERTAIN_FUTURE.search(before):
+        return "certain_future"
+    if _FUTURE.search(before):
+        return "future"
+    if _REPORTED.search(before):
+        return "reported"
+    return "plain"

@@ -1,0 +1,150 @@
+"""What the three API adapters share: reading the key, naming SDK failures, the strict answer schema."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from recorder.errors import WismoError
+from recorder.providers.retry import Failure
+
+MESSAGE_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """The key and the variable it came from; its repr never shows the value."""
+
+    env: str
+    value: str | None
+
+    def __repr__(self) -> str:
+        return f"ApiKey(env={self.env!r}, value={'<set>' if self.value else None})"
+
+
+def read_key(env: str, *, vendor: str, required: bool = True) -> ApiKey:
+    """Read the key from the environment variable `env`; a required key that is unset is a WismoError."""
+    value = os.environ.get(env) or None
+    if value is None and required:
+        raise WismoError(f"{env} is not set: export your {vendor} API key in {env} "
+                         f"(or name another variable with api_key_env)")
+    return ApiKey(env, value)
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """`text` with every occurrence of the secret replaced, so an echoing server cannot leak it."""
+    return text.replace(secret, "[redacted]") if secret else text
+
+
+def api_message(err: BaseException) -> str:
+    """The human part of an API error body (`error.message`), else the exception text, shortened."""
+    body = getattr(err, "body", None)
+    message: Any = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+    if not isinstance(message, str) or not message:
+        message = str(err)
+    message = " ".join(message.split())
+    return message if len(message) <= MESSAGE_LIMIT else message[:MESSAGE_LIMIT] + "…"
+
+
+def classify_sdk_error(err: BaseException, sdk: ModuleType, *, who: str, key: ApiKey) -> Failure | None:
+    """Turn an openai/anthropic SDK exception into a Failure; None for anything that is not an API failure.
+
+    Both SDKs are generated from the same template, so APIStatusError, APITimeoutError and
+    APIConnectionError exist under those names in each. The key is scrubbed from every message.
+    """
+    if isinstance(err, sdk.APITimeoutError):
+        return Failure("timeout", f"{who} did not answer within the request timeout")
+    if isinstance(err, sdk.APIConnectionError):
+        return Failure("connection", scrub(f"could not reach {who}: {api_message(err)}", key.value))
+    if isinstance(err, sdk.APIStatusError):
+        status = err.status_code
+        detail = scrub(api_message(err), key.value)
+        headers = dict(err.response.headers.items())
+        if status in (401, 403):
+            source = f"the API key from {key.env}" if key.value else "the request (no API key was set)"
+            return Failure("auth", f"{who} rejected {source} ({status}): {detail}", status)
+        if status == 429:
+            return Failure("rate_limited", f"{who} rate limit (429): {detail}", status, headers)
+        if status >= 500:
+            return Failure("server_error", f"{who} server error ({status}): {detail}", status, headers)
+        if 400 <= status < 500:
+            return Failure("bad_request", f"{who} refused the request ({status}): {detail}", status)
+        return Failure("other", f"{who} answered {status}: {detail}", status)
+    if isinstance(err, sdk.APIError):
+        return Failure("other", scrub(f"{who}: {api_message(err)}", key.value))
+    return None
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `schema` that OpenAI's strict structured output accepts.
+
+    Strict mode needs `additionalProperties: false` and every property listed in `required` on every
+    object; a property that was optional becomes nullable instead, so its meaning is kept.
+    """
+    result = copy.deepcopy(schema)
+    _make_strict(result)
+    return result
+
+
+def _make_strict(node: Any) -> None:
+    """Apply the strict rules in place, recursively."""
+    if isinstance(node, list):
+        for item in node:
+            _make_strict(item)
+        return
+    if not isinstance(node, dict):
+        return
+    properties = node.get("properties")
+    if node.get("type") == "object" or isinstance(properties, dict):
+        properties = properties if isinstance(properties, dict) else {}
+        node["properties"] = properties
+        required = set(node.get("required", ()))
+        for name, prop in properties.items():
+            if name not in required and isinstance(prop, dict):
+                properties[name] = _nullable(prop)
+        node["required"] = list(properties)
+        node["additionalProperties"] = False
+    for key in ("properties", "$defs", "definitions"):
+        if isinstance(node.get(key), dict):
+            for child in node[key].values():
+                _make_strict(child)
+    for key in ("items", "anyOf", "oneOf", "allOf", "prefixItems"):
+        if key in node:
+            _make_strict(node[key])
+
+
+def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
+    """`prop` that also admits null."""
+    if isinstance(prop.get("enum"), list) and None not in prop["enum"]:
+        prop = {**prop, "enum": [*prop["enum"], None]}
+        if "type" not in prop:
+            return prop
+    kind = prop.get("type")
+    if isinstance(kind, str):
+        return {**prop, "type": [kind, "null"]} if kind != "null" else prop
+    if isinstance(kind, list):
+        return prop if "null" in kind else {**prop, "type": [*kind, "null"]}
+    if "enum" in prop:
+        return prop
+    if "anyOf" in prop:
+        if any(option.get("type") == "null" for option in prop["anyOf"] if isinstance(option, dict)):
+            return prop
+        return {**prop, "anyOf": [*prop["anyOf"], {"type": "null"}]}
+    return {"anyOf": [prop, {"type": "null"}]}
+
+
+def to_json_text(value: Any) -> str:
+    """Compact JSON text with non-ASCII kept, for arguments an API returned already parsed."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def dump(model: Any) -> Any:
+    """A vendor SDK model as the JSON the server sent (fields it did not send are left out)."""
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)

@@ -1,0 +1,146 @@
+"""OpenAI-compatible Chat Completions (`POST /v1/chat/completions`) for local servers.
+
+Ollama, vLLM, llama.cpp and LM Studio speak this dialect. They need a base URL and usually no key;
+many ignore `response_format`, so the loop parses the answer whatever the server did with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from recorder.errors import WismoError
+from recorder.linking import ToolSpec
+from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, strict_schema
+from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
+from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
+
+# The SDK refuses to build a client without some key; local servers ignore the header.
+PLACEHOLDER_KEY = "not-needed"
+ANSWER_FORMAT_NAME = "order_support_answer"
+
+
+class OpenAIChatProvider:
+    """One stateless `chat.completions.create` call per turn against an OpenAI-compatible server."""
+
+    name = "openai-chat"
+    is_language_model = True
+
+    def __init__(self, settings: ProviderSettings, *, sleep: Sleep | None = None,
+                 rand: Callable[[], float] | None = None) -> None:
+        import openai  # imported here so the offline path never loads the SDK
+
+        if not settings.base_url:
+            raise WismoError("openai-chat needs a base URL, the server's OpenAI-compatible endpoint "
+                             "(e.g. http://localhost:11434/v1 for Ollama)")
+        if not settings.model:
+            raise WismoError("openai-chat needs a model name, as the server at "
+                             f"{settings.base_url} knows it (e.g. qwen3:8b for Ollama)")
+        self._sdk = openai
+        self.model = settings.model
+        self.base_url = settings.base_url
+        self.label = f"Chat Completions at {settings.base_url}, {self.model}"
+        # A key is read only from a variable named explicitly: falling back to OPENAI_API_KEY would
+        # hand an OpenAI key to whatever server the base URL points at.
+        self._key = (read_key(settings.api_key_env, vendor="server's") if settings.api_key_env
+                     else ApiKey("(no api_key_env)", None))
+        self._json_schema = bool(settings.extra.get("json_schema", True))
+        self._policy = RetryPolicy.from_settings(settings, sleep=sleep, rand=rand)
+        self._client = openai.AsyncOpenAI(api_key=self._key.value or PLACEHOLDER_KEY, base_url=settings.base_url,
+                                          max_retries=0)
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Send the request (retrying 429/5xx) and translate the first choice to neutral items."""
+        options: dict[str, Any] = {}
+        if self._json_schema:
+            options["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": ANSWER_FORMAT_NAME, "schema": strict_schema(request.answer_schema), "strict": True}}
+        if request.tools:
+            options["tools"] = [to_tool(tool) for tool in request.tools]
+
+        async def attempt() -> Any:
+            return await self._client.chat.completions.create(
+                model=self.model,
+                messages=to_messages(request.instructions, request.history),
+                timeout=request.timeout_s,
+                **options,
+            )
+
+        outcome = await call_with_retries(attempt, self._classify, self._policy)
+        completion = outcome.value
+        choices = list(getattr(completion, "choices", None) or [])
+        return ModelResponse(
+            output_items=from_message(choices[0].message) if choices else [],
+            usage=usage_of(getattr(completion, "usage", None)),
+            model=getattr(completion, "model", None),
+            response_id=getattr(completion, "id", None),
+            raw_output=[dump(choice) for choice in choices],
+            retries=outcome.retries,
+            retry_waits_s=outcome.waits_s,
+        )
+
+    def _classify(self, err: BaseException) -> Failure | None:
+        """Name an SDK failure for the retry loop."""
+        return classify_sdk_error(err, self._sdk, who=f"the server at {self.base_url}", key=self._key)
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections."""
+        await self._client.close()
+
+
+def to_tool(tool: ToolSpec) -> dict[str, Any]:
+    """A function tool: name and description verbatim, the MCP inputSchema as parameters."""
+    return {"type": "function",
+            "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters}}
+
+
+def to_messages(instructions: str, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The instructions as a system message, then the history as chat messages.
+
+    Consecutive function calls belong to one assistant message (with the text that preceded them, if
+    any); each function output is its own `tool` message.
+    """
+    messages: list[dict[str, Any]] = [{"role": "system", "content": instructions}]
+    for item in history:
+        kind = item["type"]
+        last = messages[-1]
+        if kind == "message":
+            messages.append({"role": item["role"], "content": item["content"]})
+        elif kind == "function_call":
+            call = {"id": item["callId"], "type": "function",
+                    "function": {"name": item["name"], "arguments": item["arguments"]}}
+            if last["role"] == "assistant":
+                last.setdefault("tool_calls", []).append(call)
+            else:
+                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        elif kind == "function_call_output":
+            # Chat Completions has no error flag on tool messages; the loop's error text says so itself.
+            messages.append({"role": "tool", "tool_call_id": item["callId"], "content": item["output"]})
+        else:
+            raise ValueError(f"unknown history item type {kind!r}")
+    return messages
+
+
+def from_message(message: Any) -> list[dict[str, Any]]:
+    """A chat message as neutral items: its text (or refusal), then its function calls in order."""
+    items: list[dict[str, Any]] = []
+    text = getattr(message, "content", None) or getattr(message, "refusal", None)
+    if text:
+        items.append({"type": "text", "text": text})
+    for call in getattr(message, "tool_calls", None) or []:
+        function = getattr(call, "function", None)
+        if function is None:
+            continue  # a custom (non-function) tool call; this adapter declares none
+        items.append({"type": "function_call", "callId": call.id, "name": function.name,
+                      "arguments": function.arguments})
+    return items
+
+
+def usage_of(usage: Any) -> Usage:
+    """The token counts the server reported; None where it reported nothing."""
+    if usage is None:
+        return Usage(None, None, None)
+    details = getattr(usage, "prompt_tokens_details", None)
+    return Usage(input_tokens=getattr(usage, "prompt_tokens", None),
+                 output_tokens=getattr(usage, "completion_tokens", None),
+                 cached_tokens=getattr(details, "cached_tokens", None) if details is not None else None)

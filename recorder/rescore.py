@@ -1,0 +1,64 @@
+"""`wismo score`: re-score a recorded run without calling any model; scores go beside the raw events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from recorder.dataset import Dataset, load_dataset
+from recorder.errors import RunFormatError, WismoError
+from recorder.runlog import EVENTS_FILE, SCORES_FILE, EventWriter, live_attempts, read_event_lines, read_manifest
+from recorder.scorer import SCORER_VERSION, score
+
+
+@dataclass(frozen=True)
+class RescoreResult:
+    """How many conversations were scored, how many now pass, and how many changed verdict."""
+
+    scored: int
+    passed: int
+    changed: list[str]
+    path: Path
+
+
+def _expectations(manifest: dict, dataset: Dataset | None) -> tuple[dict[str, dict], str]:
+    if dataset is None:
+        return {c["caseId"]: c["expected"] for c in manifest["cases"]}, manifest["dataset"]["hash"]
+    return {c.caseId: c.expected.model_dump(mode="json") for c in dataset.cases}, dataset.content_hash
+
+
+def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
+    """Score every finished conversation's parsed answer against the expectations and append scores.jsonl.
+
+    Without --dataset the manifest's own expectations are used (after a scorer change); with it, the
+    expectations of that dataset (after an expectation change), whose cases must cover the run's cases.
+    """
+    manifest = read_manifest(run_dir)
+    dataset = load_dataset(dataset_dir) if dataset_dir is not None else None
+    expectations, dataset_hash = _expectations(manifest, dataset)
+    lines = read_event_lines(run_dir / EVENTS_FILE)
+    live = live_attempts(lines.events)
+    finished = [e for _, e in lines.events
+                if e["type"] == "conversation_finished" and live.get(e["conversationId"]) == e["attempt"]]
+    if not finished:
+        raise RunFormatError(f"{run_dir / EVENTS_FILE}: no finished conversation to score")
+    started = {(e["conversationId"], e["attempt"]): e for _, e in lines.events if e["type"] == "conversation_started"}
+    writer = EventWriter(run_dir / SCORES_FILE, manifest["runId"])
+    changed, passed = [], 0
+    try:
+        for event in finished:
+            key = (event["conversationId"], event["attempt"])
+            case_id = started[key]["caseId"] if key in started else None
+            if case_id not in expectations:
+                raise WismoError(f"case {case_id!r} of {event['conversationId']} has no expectation in "
+                                 f"{'the dataset given' if dataset else 'the manifest'}")
+            new = score(event.get("assessment"), expectations[case_id])
+            passed += new["passed"]
+            if new["passed"] != event["score"]["passed"]:
+                changed.append(event["conversationId"])
+            writer.emit("score", conversationId=event["conversationId"], attempt=event["attempt"], caseId=case_id,
+                        expected=expectations[case_id], score=new, scorerVersion=SCORER_VERSION,
+                        datasetHash=dataset_hash)
+    finally:
+        writer.close()
+    return RescoreResult(len(finished), passed, changed, run_dir / SCORES_FILE)

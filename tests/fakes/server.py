@@ -1,0 +1,156 @@
+"""A scripted loopback HTTP server: real sockets and real wire formats, replies decided by the test.
+
+Each POST takes the next scripted Reply (or asks a responder function); every request's path,
+headers and JSON body are recorded so tests can assert what the SDKs actually sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+NOT_SCRIPTED_STATUS = 418
+
+
+@dataclass
+class Reply:
+    """One scripted answer: a status, headers and a JSON (or text) body, sent after `delay_s`."""
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+    def encoded(self) -> bytes:
+        """The body bytes as sent."""
+        if self.body is None:
+            return b""
+        if isinstance(self.body, bytes):
+            return self.body
+        if isinstance(self.body, str):
+            return self.body.encode()
+        return json.dumps(self.body).encode()
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as the server got it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    raw: bytes
+
+    @property
+    def body(self) -> Any:
+        """The JSON body."""
+        return json.loads(self.raw) if self.raw else None
+
+    def header(self, name: str) -> str | None:
+        """A header by case-insensitive name."""
+        return next((value for key, value in self.headers.items() if key.lower() == name.lower()), None)
+
+
+Responder = Callable[[Received], Reply]
+
+
+class FakeServer:
+    """A ThreadingHTTPServer on 127.0.0.1 with a free port; use as a context manager."""
+
+    def __init__(self, responder: Responder | None = None) -> None:
+        self.requests: list[Received] = []
+        self.unscripted: list[Received] = []
+        self._script: deque[Reply] = deque()
+        self._responder = responder
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        # A short poll interval makes stop() quick; the default 0.5 s would add that to every test.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        name="fake-api", daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The server root, e.g. http://127.0.0.1:54321."""
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def script(self, *replies: Reply | Iterable[Reply]) -> FakeServer:
+        """Queue replies, one per coming request, in order."""
+        with self._lock:
+            for reply in replies:
+                self._script.extend([reply] if isinstance(reply, Reply) else reply)
+        return self
+
+    @property
+    def remaining(self) -> int:
+        """Scripted replies not used yet."""
+        with self._lock:
+            return len(self._script)
+
+    def start(self) -> FakeServer:
+        """Start serving in a background thread."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving (if it ever started) and release the port."""
+        if self._thread.is_alive():
+            self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _answer(self, received: Received) -> Reply:
+        """The reply for one request: the next scripted one, else the responder, else a loud 418."""
+        with self._lock:
+            self.requests.append(received)
+            if self._script:
+                return self._script.popleft()
+        if self._responder is not None:
+            return self._responder(received)
+        self.unscripted.append(received)
+        return Reply(NOT_SCRIPTED_STATUS, {"error": {"message": "fake server: no scripted reply left",
+                                                     "type": "not_scripted"}})
+
+
+def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
+    """A request handler class bound to one FakeServer."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs' connection pools expect
+        disable_nagle_algorithm = True  # else every small response waits ~40 ms for a delayed ACK
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            received = Received("POST", self.path, dict(self.headers.items()), raw)
+            reply = server._answer(received)
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+            payload = reply.encoded()
+            try:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test); nothing left to tell it
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # keep test output quiet
+
+    return Handler

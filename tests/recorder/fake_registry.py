@@ -1,0 +1,52 @@
+"""Providers registered under test names so that `record` and `resume` can build them by name."""
+
+from __future__ import annotations
+
+import json
+
+from recorder.providers.base import ProviderError, ProviderSettings
+from tests.recorder.fakes import PolicyProvider, text
+
+ANSWER = {"deliveredSkus": [], "outstandingSkus": [], "delayReasons": [], "deliveryEstimate": None,
+          "missingEvidence": [], "customerSummary": "…"}
+STATE = {"reject": True}
+
+
+class RejectingProvider(PolicyProvider):
+    """401 on every request while STATE["reject"] is true, then a (failing) answer."""
+
+    name = "rejecting"
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        def policy(request):
+            if STATE["reject"]:
+                return ProviderError("auth", "FakeAI rejected the API key from FAKE_API_KEY (401)", status=401,
+                                     fatal=True)
+            return [text(json.dumps(ANSWER))]
+        super().__init__(policy, delay_s=0.01)
+
+
+SEED_SUMMARY = ("Your headsets have shipped, but tracking information is currently unavailable, "
+                "so the reason for the delay is unknown.")
+
+
+def _seed_wording_provider(settings: ProviderSettings):
+    from recorder.providers.scripted import ScriptedProvider
+
+    class SeedWording(ScriptedProvider):
+        """The scripted policy, but with the seed run's weak ORD-1005 wording."""
+
+        name = "seed-wording"
+
+        async def complete(self, request):
+            response = await super().complete(request)
+            for item in response.output_items:
+                if item["type"] == "text" and "HEADSET-USB" in item["text"]:
+                    answer = json.loads(item["text"])
+                    answer["customerSummary"] = SEED_SUMMARY
+                    item["text"] = json.dumps(answer)
+            return response
+    return SeedWording(settings)
+
+
+SeedWordingProvider = _seed_wording_provider
