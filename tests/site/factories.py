@@ -346,15 +346,24 @@ def with_failing_run(site: dict[str, Any]) -> dict[str, Any]:
             "details_by_run": {**site["details_by_run"], run.run_id: details}}
 
 
+def _finding(summary: str, kind: str, severity: str, claim: str, evidence: str, sku: str | None) -> dict[str, Any]:
+    """A finding as recorder.claims writes it; an empty claim is about the summary as a whole (0:0)."""
+    start = summary.index(claim) if claim else 0
+    sentence = next((s for s in summary.split(". ") if claim and claim in s), "")
+    return {"kind": kind, "severity": severity, "sentence": sentence, "claim": claim, "evidence": evidence,
+            "sku": sku, "start": start, "end": start + len(claim)}
+
+
 def findings_fixture() -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """Claim-check findings on the failing conversation: a date nothing supports, and an unlocated finding."""
+    """Claim-check findings on the failing conversation: overlapping date spans, and one without a span."""
     summary = "Your 2 × USB headset (HEADSET-USB) left the warehouse and should arrive by 2026-10-09."
-    start = summary.index("should arrive by 2026-10-09")
     return {"sample-offline": {FAILING: [
-        {"kind": "unsupported_date", "sku": "HEADSET-USB", "start": start, "end": len(summary) - 1},
-        {"kind": "unsupported_date", "sku": "HEADSET-USB", "start": summary.index("2026-10-09"),
-         "end": summary.index("2026-10-09") + 10},
-        {"kind": "ignored_missing_evidence", "sku": "HEADSET-USB", "claim": "tracking:TRK-1005-A"},
+        _finding(summary, "unwarranted_certainty", "medium", "should arrive by 2026-10-09",
+                 "carrier lookup TRK-1005-A unavailable", "HEADSET-USB"),
+        _finding(summary, "unsupported_date", "high", "2026-10-09", "no carrier estimate for HEADSET-USB",
+                 "HEADSET-USB"),
+        _finding(summary, "unacknowledged_missing_evidence", "medium", "", "tracking:TRK-1005-A unavailable",
+                 "HEADSET-USB"),
     ]}}
 
 
@@ -372,8 +381,8 @@ def hostile_site() -> dict[str, Any]:
     details = [conversation(run, cases[0], "granular", 1, summary="Delivered. " + HOSTILE),
                conversation(run, cases[0], "focused", 1, summary=HOSTILE + " delivered.", results=hostile_results,
                             final_text="</script>" + HOSTILE)]
-    findings = {run.run_id: {details[0].conversation_id: [{"kind": HOSTILE, "start": 0, "end": 9,
-                                                           "message": HOSTILE}]}}
+    findings = {run.run_id: {details[0].conversation_id: [{"kind": HOSTILE, "severity": HOSTILE, "start": 0,
+                                                           "end": 9, "sku": HOSTILE, "evidence": HOSTILE}]}}
     return {"validations": [validation(run)], "summaries": [summarize(run, details)],
             "details_by_run": {run.run_id: details}, "findings_by_run": findings}
 

@@ -156,8 +156,12 @@ def test_findings_reach_case_conversation_and_review_pages():
     data = data_for(factories.offline_site(), findings=factories.findings_fixture())
     case = {p.case_id: p for p in build_case_pages(data)}["tracking-unavailable"]
     group = case.columns[0].groups[1]
-    assert [p.text for p in group.pieces if p.kinds] == ["should arrive by ", "2026-10-09"]
-    assert [n.kind for n in group.findings] == ["unsupported_date", "unsupported_date", "ignored_missing_evidence"]
+    assert [(p.text, p.kinds) for p in group.pieces if p.kinds] == [
+        ("should arrive by ", "unwarranted_certainty"), ("2026-10-09", "unsupported_date, unwarranted_certainty")]
+    assert [(n.kind, n.severity, n.located) for n in group.findings] == [
+        ("unwarranted_certainty", "medium", True), ("unsupported_date", "high", True),
+        ("unacknowledged_missing_evidence", "medium", False)]
+    assert group.findings[1].detail == "HEADSET-USB · evidence: no carrier estimate for HEADSET-USB"
     conversation = next(p for p in build_conversation_pages(data) if p.conversation_id == factories.FAILING)
     assert any(p.kinds for p in conversation.pieces)
     item = next(i for page in build_review_pages(data) for i in page.items if i.conversation_id == factories.FAILING)

@@ -20,7 +20,11 @@ def _span(finding: dict[str, Any], length: int) -> tuple[int, int] | None:
 
 
 def _detail(finding: dict[str, Any]) -> str:
-    parts = [str(finding[key]) for key in ("sku", "claim", "message", "detail") if finding.get(key)]
+    # recorder.claims writes {kind, severity, sentence, claim, evidence, sku, start, end}; the claim itself
+    # is marked in the text, so the note says which item and what the evidence shows instead.
+    parts = [str(finding["sku"])] if finding.get("sku") else []
+    if finding.get("evidence"):
+        parts.append(f"evidence: {finding['evidence']}")
     return " · ".join(parts)
 
 
@@ -32,7 +36,8 @@ def summary_pieces(text: str, findings: Sequence[dict[str, Any]] | None) -> tupl
     for finding in findings:
         kind = str(finding.get("kind") or "finding")
         span = _span(finding, len(text))
-        notes.append(FindingNote(kind=kind, detail=_detail(finding), located=span is not None))
+        notes.append(FindingNote(kind=kind, severity=str(finding.get("severity") or ""), detail=_detail(finding),
+                                 located=span is not None))
         if span:
             spans.append((*span, kind))
     if not spans:

@@ -48,9 +48,10 @@ class Piece:
 
 @dataclass(frozen=True)
 class FindingNote:
-    """A claim-check finding listed under a summary."""
+    """A claim-check finding listed under a summary (recorder.claims' finding, as JSON)."""
 
     kind: str
+    severity: str
     detail: str
     located: bool
 
