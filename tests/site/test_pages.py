@@ -242,7 +242,9 @@ def test_check_report_puts_failing_checks_first_with_their_rows():
     assert not broken.passed
     first = broken.checks[0]
     assert first.name == "claimed_counters_match_traces" and first.status == "fail: 1 offending rows"
-    assert first.rows == [["carrier-delay.focused.r1", "2411", "2390"]]
+    assert [[c.text for c in row] for row in first.rows] == [["carrier-delay.focused.r1", "2411", "2390"]]
+    assert first.rows[0][0].url == "conversations/broken-run/carrier-delay.focused.r1.html"
+    assert first.rows[0][1].url is None
     notice = next(c for c in broken.checks if c.severity == "notice")
     assert notice.passed and notice.status == "pass"
 

@@ -395,6 +395,14 @@ class ReviewPage:
 
 
 @dataclass(frozen=True)
+class Cell:
+    """A table cell of an offending row; a conversation ID links to its page."""
+
+    text: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
 class CheckRow:
     """One analysis check and its offending rows (formatted as text)."""
 
@@ -405,7 +413,7 @@ class CheckRow:
     passed: bool
     status: str
     columns: list[str]
-    rows: list[list[str]]
+    rows: list[list[Cell]]
     row_count: int
     truncated_note: str
 
