@@ -94,3 +94,9 @@ def test_scrubs_leave_a_stable_page():
             '<svg aria-hidden="true" focusable="false" data-chart="x" width="2"><g/></svg>')
     assert scrub(html) == ('<link href="static/style.HASH.css"><time>BUILT_AT</time> wismo VERSION '
                            '<svg aria-hidden="true" focusable="false" data-chart="x">[chart]</svg>')
+
+
+def test_readme_documents_the_refresh_command():
+    from tests.test_project import readme_command
+
+    assert readme_command("gold-refresh-command") == REFRESH
