@@ -195,6 +195,10 @@ def test_filtering_a_case_page(build, open_page):
     page = watch.page
     page.goto(url(out, "cases/tracking-unavailable.html"))
     total = page.locator("article.group").count()
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    assert page.evaluate("document.activeElement.classList.contains('group')")
+    assert page.locator("article.group.current").count() == 1
     page.check("input[data-filter-failing]")
     assert page.locator("article.group:visible").count() == 1
     page.uncheck("input[data-filter-failing]")

@@ -130,3 +130,25 @@ def test_review_counts_appear_on_overview_and_case_pages(build, tmp_path):
     assert "reviews: 0 justified · 1 not justified · 0 unsure" in index
     case = (out / "cases" / f"{detail.case_id}.html").read_text()
     assert "reviewed: not justified" in case and "1 not justified" in case
+
+
+def test_a_provider_that_reported_no_tokens_still_builds(build):
+    from dataclasses import replace
+
+    from analysis.model import Stat
+
+    site = factories.offline_site()
+    details = [replace(d, input_tokens=None, output_tokens=None, total_tokens=None,
+                       turn_details=[replace(t, input_tokens=None, output_tokens=None, carried_tokens=None,
+                                             new_tokens=None) for t in d.turn_details])
+               for d in site["details_by_run"]["sample-offline"]]
+    [summary] = site["summaries"]
+    designs = [replace(m, stats={**m.stats, **{k: Stat(None, None, None, 0) for k in
+                                               ("inputTokens", "outputTokens", "totalTokens")}})
+               for m in summary.designs]
+    out = build({**site, "summaries": [replace(summary, designs=designs)],
+                 "details_by_run": {"sample-offline": details}})
+    index = (out / "index.html").read_text()
+    assert "granular: median – over 0 conversations" in index
+    conversation = (out / "conversations" / "sample-offline" / "carrier-delay.granular.r1.html").read_text()
+    assert "no token counts reported" in conversation and 'class="bar"' not in conversation
