@@ -115,3 +115,11 @@ def test_missing_analysis_functions_are_named(monkeypatch):
     monkeypatch.delattr(analysis, "validate_runs", raising=False)
     with pytest.raises(from_runs.WismoError, match="lacks validate_runs"):
         from_runs.analysis_functions()
+
+
+def test_reviews_that_match_nothing_are_called_out(runs):
+    path = write(runs, {"version": 1, "reviews": [entry("sample-offline", "carrier-delay.focused.r1", "older")]})
+    result = CliRunner().invoke(cli, ["build-site", "--reviews", str(path)])
+    assert result.exit_code == 0
+    assert "reviews: 0 applied, 1 stale" in result.output
+    assert "warning: no verdict in the reviews file(s) matches a summary of this site" in result.stderr

@@ -25,6 +25,9 @@ def report(build: SiteBuild) -> None:
         click.echo(f"reviews: {tally.applied} applied, {len(tally.stale)} stale (the summary changed since), "
                    f"{tally.unknown} for conversations not in this site"
                    + (f", {tally.duplicates} duplicates (newest kept)" if tally.duplicates else ""))
+        if tally.applied == 0 and (tally.stale or tally.unknown):
+            click.echo("warning: no verdict in the reviews file(s) matches a summary of this site: were they "
+                       "exported from another run, or did the summaries change?", err=True)
     click.echo(f"site: {build.index}")
 
 
