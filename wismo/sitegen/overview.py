@@ -77,7 +77,7 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     note = ("Savings compare the designs' medians. The interval is a 95 % paired bootstrap interval of the median "
             f"per-pair difference ({first.bootstrap_resamples:,} resamples, seed {first.bootstrap_seed})."
             if first else "")
-    return HeadlineTable(designs, headers, rows, note)
+    return HeadlineTable(designs, headers, rows, note, 1 + len(designs) + len(headers))
 
 
 def _alt_stats(metric: str, summary: RunSummary) -> str:

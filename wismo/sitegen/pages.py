@@ -113,6 +113,7 @@ class HeadlineTable:
     comparison_headers: list[str]
     rows: list[HeadlineRow]
     interval_note: str
+    column_count: int  # label + designs + comparisons, for section rows that span the table
 
 
 @dataclass(frozen=True)
