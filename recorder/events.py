@@ -84,6 +84,7 @@ class ModelResponseEvent(_ConversationEvent):
     responseId: str | None
     latencyMs: float
     retries: int
+    retryWaitsS: list[float] = []
     error: dict[str, Any] | None
     rawOutput: Any = None
 

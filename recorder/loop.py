@@ -197,7 +197,8 @@ class Conversation:
         self.log.emit("model_response", turn=turn, outputItems=response.output_items, usage=usage,
                       model=response.model, responseId=response.response_id,
                       latencyMs=round((time.perf_counter() - sent) * 1000, 3), retries=response.retries,
-                      error=None, rawOutput=response.raw_output)
+                      retryWaitsS=[round(w, 3) for w in response.retry_waits_s], error=None,
+                      rawOutput=response.raw_output)
         if self.on_response:
             self.on_response(self.plan, turn, usage)
         return response
@@ -206,7 +207,7 @@ class Conversation:
         self.log.emit("model_response", turn=turn, outputItems=[], usage={"inputTokens": None,
                       "outputTokens": None, "cachedTokens": None, "estimated": False}, model=None,
                       responseId=None, latencyMs=round((time.perf_counter() - sent) * 1000, 3),
-                      retries=failure.retries, error=failure.to_json(), rawOutput=None)
+                      retries=failure.retries, retryWaitsS=[], error=failure.to_json(), rawOutput=None)
 
     async def _run_tools(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         turn = self.tally.turns

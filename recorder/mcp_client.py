@@ -49,6 +49,13 @@ def _child_environment() -> dict[str, str]:
     return env
 
 
+def _root_cause(error: BaseException) -> str:
+    """The innermost error of an exception group (anyio wraps a child's failure in several)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"
+
+
 def tool_definition(tool: Any) -> dict[str, Any]:
     """A tools/list entry as plain JSON, annotations included (the manifest keeps everything)."""
     return tool.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -97,7 +104,7 @@ class ToolServer:
         await self._ready.wait()
         if self._start_error is not None:
             raise WismoError(f"MCP server {self.label!r} ({' '.join(self.command)}) did not start: "
-                             f"{self._start_error}") from None
+                             f"{_root_cause(self._start_error)}") from None
 
     async def _supervise(self) -> None:
         params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment())

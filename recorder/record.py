@@ -227,13 +227,19 @@ class _Abort(Exception):
     pass
 
 
-async def _start_servers(stack: AsyncExitStack, designs: Sequence[str], dataset: Dataset, run_dir: Path,
-                         timeout_s: float) -> dict[str, ToolServer]:
+# A tools/call (and the server's start-up handshake) gets its own limit, apart from the model's request
+# timeout: a short model timeout must not make a server that is still importing look dead.
+MCP_CALL_TIMEOUT_S = 60.0
+
+
+async def _start_servers(stack: AsyncExitStack, designs: Sequence[str], dataset: Dataset,
+                         run_dir: Path) -> dict[str, ToolServer]:
     logs = run_dir / "logs"
     logs.mkdir(exist_ok=True)
     # The comparison needs both designs even when only one is recorded.
     wanted = dict.fromkeys([*DESIGN_NAMES, *designs])
-    return await start_servers(stack, {d: server_command(d, dataset.folder) for d in wanted}, logs, timeout_s)
+    return await start_servers(stack, {d: server_command(d, dataset.folder) for d in wanted}, logs,
+                               MCP_CALL_TIMEOUT_S)
 
 
 async def record(options: RecordOptions, progress: Progress | None = None) -> RunResult:
@@ -256,7 +262,7 @@ async def record(options: RecordOptions, progress: Progress | None = None) -> Ru
     (run_dir / "logs").mkdir()
 
     async with AsyncExitStack() as stack:
-        servers = await _start_servers(stack, options.designs, dataset, run_dir, options.budgets.request_timeout_s)
+        servers = await _start_servers(stack, options.designs, dataset, run_dir)
         # The same servers the conversations use must first show they return the same evidence.
         comparison = await run_comparison(dataset, servers=servers)
         write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json())
@@ -361,7 +367,7 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
                       manifest["budgets"]["requestTimeoutS"], manifest["budgets"]["conversationDeadlineS"])
     progress.start(len(plans), skipped)
     async with AsyncExitStack() as stack:
-        servers = await _start_servers(stack, manifest["designs"], dataset, run_dir, budgets.request_timeout_s)
+        servers = await _start_servers(stack, manifest["designs"], dataset, run_dir)
         runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest["concurrency"],
                          progress)
         try:

@@ -43,15 +43,15 @@ class AnthropicMessagesProvider:
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send the request (retrying 429/5xx) and translate the content blocks to neutral items."""
 
+        body = {"system": request.instructions, "tools": [to_tool(tool) for tool in request.tools]}
+        messages = to_messages(request.history)
+
         async def attempt() -> Any:
-            return await self._client.messages.create(
-                model=self.model,
-                max_tokens=self._max_tokens,
-                system=request.instructions,
-                messages=to_messages(request.history),
-                tools=[to_tool(tool) for tool in request.tools],
-                timeout=request.timeout_s,
-            )
+            # extra_body skips the SDK's per-request TypedDict transform of the tools and system text; the
+            # bytes sent are the same. (messages must stay a typed parameter: the SDK requires it.)
+            return await self._client.messages.create(model=self.model, max_tokens=self._max_tokens,
+                                                      messages=messages, extra_body=body,
+                                                      timeout=request.timeout_s)
 
         outcome = await call_with_retries(attempt, self._classify, self._policy)
         message = outcome.value

@@ -58,13 +58,14 @@ class OpenAIChatProvider:
         if request.tools:
             options["tools"] = [to_tool(tool) for tool in request.tools]
 
+        messages = to_messages(request.instructions, request.history)
+
         async def attempt() -> Any:
-            return await self._client.chat.completions.create(
-                model=self.model,
-                messages=to_messages(request.instructions, request.history),
-                timeout=request.timeout_s,
-                **options,
-            )
+            # Tools and the answer format go as extra_body, which skips the SDK's per-request TypedDict
+            # transform (see the Responses adapter); the bytes sent are the same. The SDK insists on a
+            # typed `messages`.
+            return await self._client.chat.completions.create(model=self.model, messages=messages,
+                                                              extra_body=options, timeout=request.timeout_s)
 
         outcome = await call_with_retries(attempt, self._classify, self._policy)
         completion = outcome.value

@@ -60,6 +60,12 @@ class Received:
 Responder = Callable[[Received], Reply]
 
 
+class _Listener(ThreadingHTTPServer):
+    # The default listen backlog of 5 drops connection attempts when many clients connect at once, and
+    # a dropped SYN costs the client a one-second retransmit: a fake that answers in 200 ms must not.
+    request_queue_size = 128
+
+
 class FakeServer:
     """A ThreadingHTTPServer on 127.0.0.1 with a free port; use as a context manager."""
 
@@ -69,7 +75,7 @@ class FakeServer:
         self._script: deque[Reply] = deque()
         self._responder = responder
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _Listener(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         # A short poll interval makes stop() quick; the default 0.5 s would add that to every test.
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},

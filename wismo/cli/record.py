@@ -48,7 +48,7 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
 @click.command("record")
 @click.option("--provider", type=click.Choice(sorted(REGISTRY)), default="scripted", show_default=True,
               help="Model provider; `scripted` is the offline policy (not a language model).")
-@click.option("--model", default=None, help="Model id to request (e.g. gpt-5-mini, claude-sonnet-4-5, llama3.1).")
+@click.option("--model", default=None, help="Model id to request (e.g. gpt-5.4-mini, claude-sonnet-4-6, llama3.1).")
 @click.option("--base-url", default=None, help="API base URL (required by openai-chat: Ollama, vLLM, LM Studio).")
 @click.option("--api-key-env", default=None, metavar="VAR",
               help="Read the API key from this environment variable instead of the provider's default.")
@@ -83,11 +83,11 @@ def record_command(provider: str, model: str | None, base_url: str | None, api_k
 
         wismo record                                   # offline, scripted policy, 7 × 2 × 3
 
-        wismo record --provider openai --model gpt-5-mini --repetitions 5
+        wismo record --provider openai --model gpt-5.4-mini --repetitions 5
 
         wismo record --provider openai-chat --base-url http://localhost:11434/v1 --model llama3.1
 
-        wismo record --resume runs/20261130T101500Z-openai-gpt-5-mini
+        wismo record --resume runs/20261130T101500Z-openai-gpt-5.4-mini
     """
     progress = ProgressLine()
     try:

@@ -1,0 +1,71 @@
+"""Validation: run every check file against a loaded run and return a RunValidation."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from analysis.db import RunDatabase, sql_description
+from analysis.model import CheckResult, RunInfo, RunValidation
+
+# Enough offending rows to see what is wrong; CheckResult.row_count keeps the true total.
+MAX_ROWS = 50
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A check: its name, the SQL file that returns its offending rows, and whether it fails the run."""
+
+    name: str
+    sql_file: str
+    severity: str = "error"
+
+
+CHECKS = (
+    CheckSpec("malformed_lines", "check_malformed_lines.sql"),
+    CheckSpec("repaired_lines", "check_repaired_lines.sql", "notice"),
+    CheckSpec("foreign_lines", "check_foreign_lines.sql"),
+    CheckSpec("event_shape", "check_event_shape.sql"),
+    CheckSpec("run_lines", "check_run_lines.sql"),
+    CheckSpec("superseded_attempts", "check_superseded_attempts.sql", "notice"),
+    CheckSpec("live_attempts", "check_live_attempts.sql"),
+    CheckSpec("start_finish", "check_start_finish.sql"),
+    CheckSpec("seq", "check_seq.sql"),
+    CheckSpec("turns", "check_turns.sql"),
+    CheckSpec("tool_results", "check_tool_results.sql"),
+    CheckSpec("claimed_counters", "check_claimed_counters.sql"),
+    CheckSpec("plan_coverage", "check_plan_coverage.sql"),
+    CheckSpec("stored_scores", "check_stored_scores.sql"),
+    CheckSpec("score_lines", "check_score_lines.sql"),
+    CheckSpec("claim_lines", "check_claim_lines.sql"),
+)
+
+
+def run_info(db: RunDatabase) -> RunInfo:
+    """What the manifest says the run is (run_info.sql)."""
+    row = db.info
+    return RunInfo(
+        run_id=row["run_id"] or "", run_dir=db.run_dir, provider=row["provider"] or "",
+        provider_label=row["provider_label"] or "", is_language_model=bool(row["is_language_model"]),
+        model=row["model"] or "", base_url=row["base_url"], token_counts=row["token_counts"] or "",
+        dataset_name=row["dataset_name"] or "", dataset_hash=row["dataset_hash"] or "", clock=row["clock"] or "",
+        designs=list(row["designs"] or []), repetitions=int(row["repetitions"] or 0),
+        instructions=row["instructions"] or "", tools=json.loads(row["tools"] or "{}"),
+        cases=json.loads(row["cases"] or "[]"), started_at=row["started_at"], finished_at=row["finished_at"],
+        budgets=json.loads(row["budgets"] or "{}"))
+
+
+def run_check(db: RunDatabase, spec: CheckSpec) -> CheckResult:
+    """One check's offending rows (the first MAX_ROWS of them) and their total."""
+    columns, rows, total = db.query_limited(spec.sql_file, MAX_ROWS)
+    return CheckResult(name=spec.name, description=sql_description(spec.sql_file), sql_file=spec.sql_file,
+                       columns=columns, rows=rows, row_count=total, severity=spec.severity)
+
+
+def validate(db: RunDatabase) -> RunValidation:
+    """Every check on a loaded run, with the superseded and malformed-line totals."""
+    checks = [run_check(db, spec) for spec in CHECKS]
+    [totals] = db.query_dicts("validation_totals.sql")
+    return RunValidation(run=run_info(db), checks=checks,
+                         malformed_lines=[(m["line_no"], m["reason"]) for m in totals["malformed"]],
+                         superseded_events=int(totals["superseded_events"]))

@@ -1,0 +1,139 @@
+"""Open one run in an in-memory DuckDB and run the SQL files of analysis/sql/ against it.
+
+This module holds no analysis of its own: it points DuckDB at the run folder, runs the load and
+view files in order, and hands back what a query file returns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from recorder.errors import RunFormatError
+from recorder.events import SCHEMA_VERSION
+from recorder.runlog import (
+    CLAIMS_FILE,
+    COMPARISON_FILE,
+    EVENTS_FILE,
+    MANIFEST_FILE,
+    SCORES_FILE,
+    read_manifest,
+)
+
+SQL_DIR = Path(__file__).resolve().parent / "sql"
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SEED = 20261008
+
+
+def sql_text(name: str) -> str:
+    """The text of analysis/sql/<name>, verbatim."""
+    return (SQL_DIR / name).read_text(encoding="utf-8")
+
+
+def sql_description(name: str) -> str:
+    """The first paragraph of a SQL file's leading comment: what the file computes."""
+    lines = []
+    for line in sql_text(name).splitlines():
+        if not line.startswith("--"):
+            break
+        text = line[2:].strip()
+        if not text:
+            break
+        lines.append(text)
+    return " ".join(lines)
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+class RunDatabase:
+    """One run folder loaded into DuckDB: events scanned once, then every view, check and metric."""
+
+    def __init__(self, run_dir: Path, *, bootstrap_resamples: int = DEFAULT_RESAMPLES,
+                 seed: int = DEFAULT_SEED) -> None:
+        self.run_dir = Path(run_dir)
+        if not self.run_dir.is_dir() or not (self.run_dir / MANIFEST_FILE).is_file():
+            read_manifest(self.run_dir)  # raises the RunFormatError that says what is missing
+        if not (self.run_dir / EVENTS_FILE).is_file():
+            read_manifest(self.run_dir)  # a broken manifest is the first thing to report
+            raise RunFormatError(f"{self.run_dir / EVENTS_FILE}: missing (the run recorded nothing)")
+        self.con = duckdb.connect()
+        try:
+            self.con.execute(f"SET VARIABLE run_dir = {_literal(str(self.run_dir.resolve()))}")
+            self.con.execute(f"SET VARIABLE bootstrap_resamples = {int(bootstrap_resamples)}")
+            self.con.execute(f"SET VARIABLE bootstrap_seed = {int(seed)}")
+            self._load()
+        except duckdb.Error as exc:
+            self.close()
+            read_manifest(self.run_dir)  # a manifest that is not JSON gets its precise message here
+            raise RunFormatError(f"{self.run_dir}: DuckDB cannot read the run: {exc}") from None
+        except BaseException:
+            self.close()
+            raise
+        [self.info] = self.query_dicts("run_info.sql")
+
+    def _load(self) -> None:
+        self.run_script("load_run.sql")
+        version = self.scalar("SELECT schema_version FROM run_manifest")
+        if version != SCHEMA_VERSION:
+            raise RunFormatError(f"{self.run_dir / MANIFEST_FILE}: schema version {version!r}; "
+                                 f"this wismo reads version {SCHEMA_VERSION}")
+        # The derived files are optional and DuckDB cannot read a file that is not there.
+        for file_name, script in ((SCORES_FILE, "load_scores.sql"), (CLAIMS_FILE, "load_claims.sql"),
+                                  (COMPARISON_FILE, "load_comparison.sql")):
+            if (self.run_dir / file_name).is_file():
+                self.run_script(script)
+        # Numbering lines costs another pass, so it runs only when the census found a line that
+        # is not a readable event (load_run.sql explains the census).
+        if self.scalar("SELECT needs_line_numbers FROM line_census"):
+            self.run_script("number_lines.sql")
+        self.run_script("scoring.sql")
+        self.run_script("views.sql")
+
+    def manifest_value(self, column: str) -> Any:
+        """One field of run_info.sql's row (run_id, designs, ...)."""
+        return self.info[column]
+
+    def run_script(self, name: str) -> None:
+        """Run every statement of a SQL file (loads, views, tables)."""
+        self.con.execute(sql_text(name)).fetchall()
+
+    def scalar(self, sql: str) -> Any:
+        """One value from a one-row query (used for the census flag only)."""
+        row = self.con.execute(sql).fetchone()
+        return row[0] if row else None
+
+    def query(self, name: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run a query file; return its column names and every row."""
+        cursor = self.con.execute(sql_text(name))
+        rows = cursor.fetchall()
+        return [column[0] for column in cursor.description or []], rows
+
+    def query_dicts(self, name: str) -> list[dict[str, Any]]:
+        """Run a query file; return its rows as dicts keyed by column name."""
+        columns, rows = self.query(name)
+        return [dict(zip(columns, row, strict=True)) for row in rows]
+
+    def query_limited(self, name: str, limit: int) -> tuple[list[str], list[tuple[Any, ...]], int]:
+        """Run a query file into a temporary table; return columns, its first rows and its row count."""
+        statement = sql_text(name).strip().rstrip(";")
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE query_rows AS\n{statement}\n").fetchall()
+        total = self.scalar("SELECT count(*) FROM query_rows")
+        cursor = self.con.execute(f"SELECT * FROM query_rows LIMIT {int(limit)}")
+        rows = cursor.fetchall()
+        return [column[0] for column in cursor.description or []], rows, int(total)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        if getattr(self, "con", None) is not None:
+            self.con.close()
+            self.con = None  # type: ignore[assignment]
+
+    def __enter__(self) -> RunDatabase:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

@@ -1,0 +1,56 @@
+"""What the conversation pages show: each finished conversation turn by turn, and claim findings."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from analysis.db import RunDatabase
+from analysis.model import FIELDS, ConversationDetail, ToolCallDetail, TurnDetail
+
+
+def _json(value: str | None) -> Any:
+    # DuckDB hands JSON columns over as text.
+    return None if value is None else json.loads(value)
+
+
+def conversations(db: RunDatabase) -> list[ConversationDetail]:
+    """Every finished conversation (live attempt) with its turns and tool calls (reads the heavy fields)."""
+    db.run_script("load_details.sql")
+    calls: dict[tuple[str, int, int], list[ToolCallDetail]] = {}
+    for row in db.query_dicts("tool_call_rows.sql"):
+        calls.setdefault((row["conversation_id"], row["attempt"], row["turn"]), []).append(ToolCallDetail(
+            call_id=row["call_id"], name=row["name"], arguments=row["arguments"], result_text=row["result_text"],
+            is_error=row["is_error"], error_kind=row["error_kind"], bytes=row["bytes"],
+            latency_ms=row["latency_ms"]))
+    turns: dict[tuple[str, int], list[TurnDetail]] = {}
+    for row in db.query_dicts("turn_rows.sql"):
+        key = (row["conversation_id"], row["attempt"])
+        turns.setdefault(key, []).append(TurnDetail(
+            turn=row["turn"], input_tokens=row["input_tokens"], output_tokens=row["output_tokens"],
+            cached_tokens=row["cached_tokens"], carried_tokens=row["carried_tokens"],
+            new_tokens=row["new_tokens"], estimated=bool(row["estimated"]), latency_ms=row["latency_ms"],
+            request_bytes=row["request_bytes"], history_length=row["history_length"],
+            new_items=_json(row["new_items"]) or [], output_items=_json(row["output_items"]) or [],
+            tool_calls=calls.get((*key, row["turn"]), []), error=_json(row["error"]), model=row["model"]))
+    run_id = db.manifest_value("run_id")
+    return [ConversationDetail(
+        run_id=run_id, conversation_id=row["conversation_id"], attempt=row["attempt"], case_id=row["case_id"],
+        order_id=row["order_id"], design=row["design"], repetition=row["repetition"],
+        pair_position=row["pair_position"], status=row["status"], budget_hit=row["budget_hit"],
+        error=row["error"], passed=bool(row["passed"]),
+        field_scores={name: bool((row["field_scores"] or {}).get(name)) for name in FIELDS},
+        assessment=_json(row["assessment"]), customer_summary=row["customer_summary"],
+        final_text=row["final_text"], turns=row["turns"], tool_calls=row["tool_calls"],
+        input_tokens=row["input_tokens"], output_tokens=row["output_tokens"], cached_tokens=row["cached_tokens"],
+        total_tokens=row["total_tokens"], elapsed_ms=row["elapsed_ms"],
+        turn_details=turns.get((row["conversation_id"], row["attempt"]), []))
+        for row in db.query_dicts("conversation_rows.sql")]
+
+
+def findings(db: RunDatabase) -> dict[str, list[dict[str, Any]]]:
+    """conversationId -> its claim findings (empty when the run has no claims.jsonl)."""
+    by_conversation: dict[str, list[dict[str, Any]]] = {}
+    for row in db.query_dicts("claim_findings.sql"):
+        by_conversation.setdefault(row.pop("conversation_id"), []).append(row)
+    return by_conversation

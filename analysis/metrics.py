@@ -1,0 +1,90 @@
+"""Metrics of a validated run: per design, the comparison between designs, pass^k and the extras."""
+
+from __future__ import annotations
+
+from analysis.db import RunDatabase
+from analysis.model import (
+    FIELDS,
+    METRICS,
+    DesignMetrics,
+    DeterministicOrder,
+    MetricComparison,
+    PairedRow,
+    RunInfo,
+    RunSummary,
+    Stat,
+)
+
+
+def design_metrics(db: RunDatabase, info: RunInfo) -> list[DesignMetrics]:
+    """Reliability and cost per design (metrics_designs, metrics_stats, metrics_pass_hat_k)."""
+    stats: dict[str, dict[str, Stat]] = {}
+    for row in db.query_dicts("metrics_stats.sql"):
+        stats.setdefault(row["design"], {})[row["metric"]] = Stat(row["median"], row["min"], row["max"], row["n"])
+    pass_hat_k: dict[str, dict[int, float]] = {}
+    for row in db.query_dicts("metrics_pass_hat_k.sql"):
+        if row["pass_hat_k"] is not None:
+            pass_hat_k.setdefault(row["design"], {})[row["k"]] = row["pass_hat_k"]
+    return [DesignMetrics(run_id=info.run_id, provider=info.provider, model=info.model, design=row["design"],
+                          conversations=row["conversations"], passed=row["passed"], pass_rate=row["pass_rate"],
+                          field_pass_rates={name: row[name] for name in FIELDS},
+                          status_counts=dict(row["status_counts"]), stats=stats.get(row["design"], {}),
+                          pass_hat_k=pass_hat_k.get(row["design"], {}))
+            for row in db.query_dicts("metrics_designs.sql")]
+
+
+def comparisons(db: RunDatabase, info: RunInfo) -> list[MetricComparison]:
+    """The second design against the first on every metric (bootstrap.sql, then metrics_comparisons)."""
+    db.run_script("bootstrap.sql")
+    return [MetricComparison(run_id=info.run_id, metric=row["metric"], baseline=row["baseline"], other=row["other"],
+                             baseline_median=row["baseline_median"], other_median=row["other_median"],
+                             saving_pct=row["saving_pct"], paired_n=row["paired_n"],
+                             median_difference=row["median_difference"], ci_low=row["ci_low"],
+                             ci_high=row["ci_high"], bootstrap_resamples=row["bootstrap_resamples"],
+                             bootstrap_seed=row["bootstrap_seed"])
+            for row in db.query_dicts("metrics_comparisons.sql")]
+
+
+def paired_rows(db: RunDatabase, info: RunInfo) -> list[PairedRow]:
+    """Every (case, repetition) with each design's figures side by side (metrics_paired.sql)."""
+    _, rows = db.query("metrics_paired.sql")
+    paired: list[PairedRow] = []
+    current = None
+    # rows come ordered by (case, repetition), one per design, with the metrics in METRICS order
+    for case_id, repetition, design, passed, *values in rows:
+        if current is None or (current.case_id, current.repetition) != (case_id, repetition):
+            current = PairedRow(info.run_id, case_id, repetition, {}, {})
+            paired.append(current)
+        current.values[design] = dict(zip(METRICS, values, strict=True))
+        current.passed[design] = bool(passed)
+    return paired
+
+
+def deterministic(db: RunDatabase) -> tuple[list[DeterministicOrder], bool | None]:
+    """The stored deterministic comparison per order, and whether it passed (None when absent)."""
+    orders: dict[str, DeterministicOrder] = {}
+    passed = None
+    for row in db.query_dicts("metrics_deterministic.sql"):
+        passed = row["passed"] if row["present"] else None
+        if row["order_id"] is None:
+            continue
+        order = orders.setdefault(row["order_id"], DeterministicOrder(row["order_id"], bool(row["matched"]), {}, {}))
+        order.bytes[row["design"]] = row["bytes"]
+        order.interactions[row["design"]] = row["interactions"]
+    return list(orders.values()), passed
+
+
+def claim_counts(db: RunDatabase) -> dict[str, dict[str, int]]:
+    """design -> finding kind (and "any") -> summaries with at least one such finding."""
+    counts: dict[str, dict[str, int]] = {}
+    for row in db.query_dicts("metrics_claims.sql"):
+        counts.setdefault(row["design"], {})[row["kind"]] = row["summaries"]
+    return counts
+
+
+def summarize(db: RunDatabase, info: RunInfo) -> RunSummary:
+    """Everything the CLI and the site show for one validated run."""
+    orders, deterministic_passed = deterministic(db)
+    return RunSummary(run=info, designs=design_metrics(db, info), comparisons=comparisons(db, info),
+                      paired=paired_rows(db, info), deterministic=orders,
+                      deterministic_passed=deterministic_passed, claim_findings=claim_counts(db))

@@ -1,0 +1,37 @@
+-- Claimed counters (conversation_finished.claimed) that differ from the events: turns = number of
+-- model_response events, toolCalls = number of tool_call events, input/output/cached tokens = sums
+-- of the per-response usage (null when no response reported any), and elapsedMs = the time between
+-- the conversation_started and conversation_finished timestamps within a tolerance of
+-- 5 ms + 1 % of that time. The tolerance covers what separates the two clocks: elapsedMs is
+-- monotonic time taken just before each of those events is stamped with the wall clock.
+-- A conversation stopped by its deadline was cancelled while waiting for a model response: its
+-- last model_request has no model_response, and the recorder claimed that turn too, which is
+-- accepted when the claim equals the number of model_request events.
+WITH counters AS (
+    SELECT conversation_id, attempt, requests,
+           status = 'timeout' AND budget_hit = 'deadline' AND requests = responses + 1 AS cut_by_deadline,
+           unnest([
+               {'counter': 'turns', 'claimed': claimed.turns::DOUBLE, 'recomputed': responses::DOUBLE},
+               {'counter': 'toolCalls', 'claimed': claimed.toolCalls::DOUBLE, 'recomputed': calls::DOUBLE},
+               {'counter': 'inputTokens', 'claimed': claimed.inputTokens::DOUBLE,
+                'recomputed': input_tokens::DOUBLE},
+               {'counter': 'outputTokens', 'claimed': claimed.outputTokens::DOUBLE,
+                'recomputed': output_tokens::DOUBLE},
+               {'counter': 'cachedTokens', 'claimed': claimed.cachedTokens::DOUBLE,
+                'recomputed': cached_tokens::DOUBLE},
+               {'counter': 'elapsedMs', 'claimed': claimed.elapsedMs,
+                'recomputed': (epoch_us(finished_at) - epoch_us(started_at)) / 1000.0}
+           ], recursive := true)
+    FROM attempt_totals
+    WHERE finished_lines > 0
+)
+SELECT conversation_id, attempt, counter, claimed, recomputed
+FROM counters
+WHERE CASE counter
+          WHEN 'elapsedMs' THEN recomputed IS NULL OR claimed IS NULL
+                                OR abs(claimed - recomputed) > 5 + 0.01 * abs(recomputed)
+          WHEN 'turns' THEN claimed IS DISTINCT FROM recomputed
+                            AND NOT (cut_by_deadline AND claimed = requests)
+          ELSE claimed IS DISTINCT FROM recomputed
+      END
+ORDER BY conversation_id, attempt, counter;

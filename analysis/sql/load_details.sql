@@ -1,0 +1,18 @@
+-- Loads the heavy fields of events.jsonl that the conversation pages show into event_details:
+-- history items (newItems), output items, tool arguments and result text, latencies, errors, the
+-- final text and the whole parsed answer. A second pass over the file, run only when a page needs
+-- it (validation and the metrics never do). Run after load_run.sql; views.sql's model_requests,
+-- tool_calls and turn_tokens read it.
+INSERT INTO event_details BY NAME
+SELECT * EXCLUDE (runId)
+FROM read_json(getvariable('run_dir') || '/events.jsonl', format = 'newline_delimited',
+               ignore_errors = true, maximum_object_size = 268435456, columns = {
+    type: 'VARCHAR', runId: 'VARCHAR', conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
+    turn: 'BIGINT', historyLength: 'BIGINT', requestBytes: 'BIGINT', newItems: 'JSON',
+    outputItems: 'JSON',
+    usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT, estimated BOOLEAN)',
+    model: 'VARCHAR', latencyMs: 'DOUBLE', retries: 'BIGINT', error: 'JSON', callId: 'VARCHAR',
+    name: 'VARCHAR', arguments: 'VARCHAR', text: 'VARCHAR', isError: 'BOOLEAN', errorKind: 'VARCHAR',
+    bytes: 'BIGINT', finalText: 'VARCHAR', assessment: 'JSON'})
+WHERE runId = getvariable('run_id')
+  AND type IN ('model_request', 'model_response', 'tool_call', 'tool_result', 'conversation_finished');

@@ -1,0 +1,202 @@
+-- Loads one run folder: the manifest (run_manifest, cases, plan), one pass over events.jsonl that
+-- adds up every (conversation, attempt) into event_groups, and line_census, which tells whether
+-- some line of events.jsonl is not a readable event.
+--
+-- Point it at a run first, then run the views and any check or metric file:
+--   SET VARIABLE run_dir = 'runs/sample-offline';
+--   .read analysis/sql/load_run.sql
+--   .read analysis/sql/scoring.sql
+--   .read analysis/sql/views.sql
+--
+-- Why one aggregating pass and no events table: parsing the JSON is most of the cost of any query
+-- on a run, and storing a million parsed events costs more than parsing them again. So
+-- events.jsonl is read once, with explicit columns and only the light fields (the heavy text:
+-- tool results, history items, raw output, the final text, stays in the file; load_details.sql
+-- reads it for the conversation pages), and every figure a check or a metric needs is added up
+-- per (conversation, attempt) on the way. Checks then look at ~one row per conversation.
+-- Lines that are not JSON become all-NULL rows (ignore_errors) and are counted, never dropped.
+
+CREATE OR REPLACE TABLE run_manifest AS
+SELECT m.runId AS run_id, m.schemaVersion AS schema_version, m.designs, m.repetitions,
+       m.dataset.hash AS dataset_hash, m.provider, m.model, m.baseUrl AS base_url,
+       m.tokenCounts AS token_counts, m.dataset, m.instructions, m.tools, m.budgets,
+       m.startedAt AS started_at, m.finishedAt AS finished_at, m.cases, m.plan
+FROM (SELECT json_transform(content, '{
+        "schemaVersion": "BIGINT", "runId": "VARCHAR", "designs": ["VARCHAR"], "repetitions": "BIGINT",
+        "provider": {"name": "VARCHAR", "label": "VARCHAR", "isLanguageModel": "BOOLEAN"},
+        "model": "VARCHAR", "baseUrl": "VARCHAR", "tokenCounts": "VARCHAR",
+        "dataset": {"name": "VARCHAR", "hash": "VARCHAR", "clock": "VARCHAR"},
+        "instructions": "VARCHAR", "tools": "JSON", "budgets": "JSON",
+        "startedAt": "VARCHAR", "finishedAt": "VARCHAR",
+        "cases": [{"caseId": "VARCHAR", "orderId": "VARCHAR", "question": "VARCHAR",
+                   "expected": {"deliveredSkus": ["VARCHAR"], "outstandingSkus": ["VARCHAR"],
+                                "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR",
+                                "missingEvidence": ["VARCHAR"]}}],
+        "plan": [{"conversationId": "VARCHAR", "caseId": "VARCHAR", "design": "VARCHAR",
+                  "repetition": "BIGINT", "pairIndex": "BIGINT", "pairPosition": "BIGINT"}]}') AS m
+      FROM read_text(getvariable('run_dir') || '/manifest.json'));
+
+SET VARIABLE run_id = (SELECT run_id FROM run_manifest);
+
+CREATE OR REPLACE TABLE cases AS
+SELECT c.caseId AS case_id, c.orderId AS order_id, c.expected, i AS case_order
+FROM (SELECT unnest(cases) AS c, generate_subscripts(cases, 1) AS i FROM run_manifest);
+
+CREATE OR REPLACE TABLE plan AS
+SELECT p.conversationId AS conversation_id, p.caseId AS case_id, p.design, p.repetition,
+       p.pairIndex AS pair_index, p.pairPosition AS pair_position
+FROM (SELECT unnest(plan) AS p FROM run_manifest);
+
+-- One row per (readable, foreign_run, conversation, attempt). Run-level lines (run_started,
+-- run_resumed, run_finished) group under a null conversation; an attempt_superseded line groups
+-- with the attempt it names; lines of another runId and unreadable lines group apart, so they
+-- never mix into this run's figures. `v` is read as text: 1 reads as '1'.
+-- seq_hash and the turn hashes add up hash(value) over the events: compared with the sum over
+-- 1..n (hash_prefix in views.sql) they tell whether the values are exactly 1..n, each once, without
+-- a per-value count (a distinct count would cost a quarter of the scan; a false match needs two
+-- 64-bit hash sums to collide).
+CREATE OR REPLACE TABLE event_groups AS
+WITH lines AS (
+    SELECT *,
+           type IS NOT NULL AND v = '1' AS readable,
+           runId IS DISTINCT FROM getvariable('run_id') AS foreign_run,
+           type IN ('conversation_started', 'model_request', 'model_response', 'tool_call',
+                    'tool_result', 'conversation_finished') AS in_conversation,
+           CASE
+               WHEN type IS NULL OR v IS DISTINCT FROM '1' THEN NULL
+               WHEN type NOT IN ('run_started', 'run_resumed', 'run_finished', 'attempt_superseded',
+                                 'conversation_started', 'model_request', 'model_response', 'tool_call',
+                                 'tool_result', 'conversation_finished')
+                   THEN 'unknown event type ' || type
+               WHEN ts IS NULL THEN type || ' without ts'
+               WHEN type IN ('conversation_started', 'model_request', 'model_response', 'tool_call',
+                             'tool_result', 'conversation_finished', 'attempt_superseded')
+                    AND (conversationId IS NULL OR attempt IS NULL OR attempt < 1)
+                   THEN type || ' without conversationId or attempt'
+               WHEN type <> 'attempt_superseded' AND conversationId IS NOT NULL AND (seq IS NULL OR seq < 1)
+                   THEN type || ' without seq'
+               WHEN type = 'conversation_started'
+                    AND (caseId IS NULL OR design IS NULL OR repetition IS NULL OR pairIndex IS NULL
+                         OR pairPosition IS NULL OR pairPosition NOT IN (1, 2))
+                   THEN 'conversation_started without caseId, design, repetition or pair'
+               WHEN type IN ('model_request', 'model_response', 'tool_call', 'tool_result')
+                    AND (turn IS NULL OR turn < 1)
+                   THEN type || ' without turn'
+               WHEN type = 'model_response' AND usage IS NULL THEN 'model_response without usage'
+               WHEN type IN ('tool_call', 'tool_result') AND callId IS NULL THEN type || ' without callId'
+               WHEN type = 'conversation_finished'
+                    AND (status IS NULL OR status NOT IN ('answered', 'invalid_answer', 'provider_error',
+                                                          'tool_error', 'budget_exhausted', 'timeout'))
+                   THEN 'conversation_finished with unknown status ' || coalesce(status, 'null')
+               WHEN type = 'conversation_finished' AND (score IS NULL OR claimed IS NULL)
+                   THEN 'conversation_finished without score or claimed'
+           END AS shape_problem
+    FROM read_json(getvariable('run_dir') || '/events.jsonl', format = 'newline_delimited',
+                   ignore_errors = true, maximum_object_size = 268435456, columns = {
+        v: 'VARCHAR', type: 'VARCHAR', runId: 'VARCHAR', ts: 'VARCHAR',
+        conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
+        caseId: 'VARCHAR', design: 'VARCHAR', repetition: 'BIGINT', pairIndex: 'BIGINT',
+        pairPosition: 'BIGINT', turn: 'BIGINT', callId: 'VARCHAR',
+        usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT)',
+        status: 'VARCHAR', budgetHit: 'VARCHAR', error: 'VARCHAR',
+        -- objects kept as their JSON text here; views.sql parses the ~one per conversation
+        assessment: 'VARCHAR', score: 'VARCHAR', claimed: 'VARCHAR',
+        planned: 'BIGINT', repairedLine: 'BIGINT'})
+)
+SELECT readable, foreign_run, conversationId AS conversation_id, attempt,
+       count(*) AS lines,
+       any_value(runId) AS run_id,
+       count_if(in_conversation)::BIGINT AS conversation_lines,
+       count_if(type = 'conversation_started')::BIGINT AS started_lines,
+       count_if(type = 'conversation_finished')::BIGINT AS finished_lines,
+       count_if(type = 'model_request')::BIGINT AS requests,
+       count_if(type = 'model_response')::BIGINT AS responses,
+       count_if(type = 'tool_call')::BIGINT AS calls,
+       count_if(type = 'tool_result')::BIGINT AS results,
+       count_if(type = 'attempt_superseded')::BIGINT AS superseded_marks,
+       count_if(type = 'run_started')::BIGINT AS run_started_lines,
+       any_value(planned) FILTER (WHERE type = 'run_started') AS planned,
+       list(repairedLine) FILTER (WHERE type = 'run_resumed' AND repairedLine IS NOT NULL) AS repaired_lines,
+       count_if(shape_problem IS NOT NULL)::BIGINT AS shape_problems,
+       any_value(shape_problem) AS shape_problem,
+       min(seq) FILTER (WHERE in_conversation) AS seq_min,
+       max(seq) FILTER (WHERE in_conversation) AS seq_max,
+       sum(hash(seq)::HUGEINT) FILTER (WHERE in_conversation) AS seq_hash,
+       min(seq) FILTER (WHERE type = 'conversation_started') AS started_seq,
+       max(seq) FILTER (WHERE type = 'conversation_finished') AS finished_seq,
+       any_value(ts) FILTER (WHERE type = 'conversation_started') AS started_ts,
+       any_value(ts) FILTER (WHERE type = 'conversation_finished') AS finished_ts,
+       min(turn) FILTER (WHERE type = 'model_request') AS request_turn_min,
+       max(turn) FILTER (WHERE type = 'model_request') AS request_turn_max,
+       sum(hash(turn)::HUGEINT) FILTER (WHERE type = 'model_request') AS request_turn_hash,
+       sum(hash(turn)::HUGEINT) FILTER (WHERE type = 'model_response') AS response_turn_hash,
+       min(turn) FILTER (WHERE type IN ('model_response', 'tool_call', 'tool_result')) AS step_turn_min,
+       max(turn) FILTER (WHERE type IN ('model_response', 'tool_call', 'tool_result')) AS step_turn_max,
+       sum(hash(turn, callId)::HUGEINT) FILTER (WHERE type = 'tool_call') AS call_hash,
+       sum(hash(turn, callId)::HUGEINT) FILTER (WHERE type = 'tool_result') AS result_hash,
+       sum(usage.inputTokens) FILTER (WHERE type = 'model_response') AS input_tokens,
+       sum(usage.outputTokens) FILTER (WHERE type = 'model_response') AS output_tokens,
+       sum(usage.cachedTokens) FILTER (WHERE type = 'model_response') AS cached_tokens,
+       any_value(caseId) FILTER (WHERE type = 'conversation_started') AS case_id,
+       any_value(design) FILTER (WHERE type = 'conversation_started') AS design,
+       any_value(repetition) FILTER (WHERE type = 'conversation_started') AS repetition,
+       any_value(pairIndex) FILTER (WHERE type = 'conversation_started') AS pair_index,
+       any_value(pairPosition) FILTER (WHERE type = 'conversation_started') AS pair_position,
+       any_value(status) FILTER (WHERE type = 'conversation_finished') AS status,
+       any_value(budgetHit) FILTER (WHERE type = 'conversation_finished') AS budget_hit,
+       any_value(error) FILTER (WHERE type = 'conversation_finished') AS error,
+       any_value(assessment) FILTER (WHERE type = 'conversation_finished') AS assessment_json,
+       any_value(score) FILTER (WHERE type = 'conversation_finished') AS score_json,
+       any_value(claimed) FILTER (WHERE type = 'conversation_finished') AS claimed_json
+FROM lines
+GROUP BY readable, foreign_run, conversationId, attempt;
+
+-- Why a census: read_json skips blank lines without a trace and has no line numbers. Counting the
+-- lines with the CSV reader (no quoting, a NUL delimiter, one column) costs far less than
+-- numbering every line, and when lines = rows = readable rows there is no malformed line to
+-- number; otherwise number_lines.sql numbers them exactly.
+CREATE OR REPLACE TABLE line_census AS
+WITH csv_lines AS (
+    SELECT count(*) AS lines
+    FROM read_csv(getvariable('run_dir') || '/events.jsonl', columns = {'line': 'VARCHAR'},
+                  delim = chr(0), quote = '', escape = '', header = false, auto_detect = false,
+                  new_line = '\n', strict_mode = false, ignore_errors = true,
+                  buffer_size = 33554432)
+), parsed AS (
+    SELECT sum(lines) AS rows, coalesce(sum(lines) FILTER (WHERE readable), 0) AS readable_rows
+    FROM event_groups
+)
+SELECT lines, rows, readable_rows, lines <> rows OR rows <> readable_rows AS needs_line_numbers
+FROM csv_lines, parsed;
+
+-- Filled by number_lines.sql when line_census.needs_line_numbers.
+CREATE OR REPLACE TABLE malformed_lines (line_no BIGINT, reason VARCHAR, excerpt VARCHAR);
+
+-- The derived files are optional; these stay empty unless load_scores.sql, load_claims.sql or
+-- load_comparison.sql fill them.
+CREATE OR REPLACE TABLE score_lines (
+    readable BOOLEAN, entry BIGINT, type VARCHAR, runId VARCHAR, ts VARCHAR, conversationId VARCHAR,
+    attempt BIGINT, caseId VARCHAR,
+    expected STRUCT(deliveredSkus VARCHAR[], outstandingSkus VARCHAR[], delayReasons VARCHAR[],
+                    deliveryEstimate VARCHAR, missingEvidence VARCHAR[]),
+    score STRUCT(fields STRUCT(deliveredSkus BOOLEAN, outstandingSkus BOOLEAN, delayReasons BOOLEAN,
+                 deliveryEstimate BOOLEAN, missingEvidence BOOLEAN), passed BOOLEAN),
+    scorerVersion BIGINT, datasetHash VARCHAR);
+CREATE OR REPLACE TABLE claim_lines (
+    readable BOOLEAN, entry BIGINT, type VARCHAR, runId VARCHAR, ts VARCHAR, conversationId VARCHAR,
+    attempt BIGINT, checkerVersion VARCHAR, findings BIGINT, kind VARCHAR, severity VARCHAR,
+    sentence VARCHAR, claim VARCHAR, evidence VARCHAR, sku VARCHAR, "start" BIGINT, "end" BIGINT);
+CREATE OR REPLACE TABLE comparison_orders (
+    order_id VARCHAR, matched BOOLEAN, design VARCHAR, bytes BIGINT, interactions BIGINT);
+CREATE OR REPLACE TABLE comparison_run (present BOOLEAN, passed BOOLEAN);
+INSERT INTO comparison_run VALUES (false, NULL);
+
+-- Filled by load_details.sql (the heavy fields, for the conversation pages).
+CREATE OR REPLACE TABLE event_details (
+    type VARCHAR, conversationId VARCHAR, attempt BIGINT, seq BIGINT, turn BIGINT,
+    historyLength BIGINT, requestBytes BIGINT, newItems JSON,
+    outputItems JSON, usage STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT,
+                                   estimated BOOLEAN),
+    model VARCHAR, latencyMs DOUBLE, retries BIGINT, error JSON,
+    callId VARCHAR, name VARCHAR, arguments VARCHAR, text VARCHAR, isError BOOLEAN,
+    errorKind VARCHAR, bytes BIGINT, finalText VARCHAR, assessment JSON);

@@ -1,0 +1,7 @@
+-- The deterministic comparison stored with the run (deterministic-comparison.json): whether it is
+-- present and passed, and per order and design the bytes of the tool results and the number of MCP
+-- tools/call interactions (no rows for orders when the file is absent).
+SELECT r.present, r.passed, o.order_id, o.matched, o.design, o.bytes, o.interactions
+FROM comparison_run r
+LEFT JOIN comparison_orders o ON true
+ORDER BY o.order_id, o.design;

@@ -1,0 +1,7 @@
+-- What the manifest says the run is: provider, model, dataset, designs, repetitions, budgets, and
+-- what the model was given (instructions, tools per design), with the cases as JSON.
+SELECT run_id, schema_version, provider.name AS provider, provider.label AS provider_label,
+       coalesce(provider.isLanguageModel, false) AS is_language_model, model, base_url, token_counts,
+       dataset.name AS dataset_name, dataset.hash AS dataset_hash, dataset.clock AS clock, designs,
+       repetitions, instructions, tools, to_json(cases) AS cases, started_at, finished_at, budgets
+FROM run_manifest;

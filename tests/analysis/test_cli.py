@@ -1,0 +1,70 @@
+"""`wismo validate` and `wismo summarize` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from click.testing import CliRunner
+
+from tests.analysis.test_checks import FINISHED_WITH_TOOLS, is_event
+from tests.conftest import WISMO
+from wismo.cli import cli
+
+
+def test_validate_passes_on_the_sample(sample_copy):
+    result = CliRunner().invoke(cli, ["validate", str(sample_copy.path)])
+    assert result.exit_code == 0, result.output
+    assert "pass  seq" in result.output and result.output.strip().endswith("PASS: 16 checks")
+
+
+def test_validate_fails_naming_the_rows(sample_copy):
+    sample_copy.edit(is_event(FINISHED_WITH_TOOLS, "conversation_finished"),
+                     lambda e: e["claimed"].update(toolCalls=99))
+    result = CliRunner().invoke(cli, ["validate", str(sample_copy.path)])
+    assert result.exit_code == 1
+    assert "FAIL  claimed_counters (1 row)" in result.output
+    assert FINISHED_WITH_TOOLS in result.output and "toolCalls" in result.output
+    assert result.output.strip().splitlines()[-1] == "FAIL: claimed_counters"
+
+
+def test_validate_truncates_long_lists_with_the_total(sample_copy):
+    lines = sample_copy.lines()
+    sample_copy.write_lines(lines + ["garbage"] * 25)
+    result = CliRunner().invoke(cli, ["validate", str(sample_copy.path)])
+    assert "FAIL  malformed_lines (25 rows)" in result.output
+    assert "... and 15 more (check_malformed_lines.sql lists them all)" in result.output
+
+
+def test_summarize_prints_medians_savings_pass_k_and_intervals(sample_copy):
+    result = CliRunner().invoke(cli, ["summarize", str(sample_copy.path)])
+    assert result.exit_code == 0, result.output
+    for text in ("granular", "focused", "median [min-max]", "saving %", "95 % CI", "pass^k", "k=3",
+                 "deterministic comparison (passed)"):
+        assert text in result.output
+
+
+def test_summarize_json_is_the_dataclasses(sample_copy):
+    result = CliRunner().invoke(cli, ["summarize", "--json", str(sample_copy.path)])
+    assert result.exit_code == 0, result.output
+    [summary] = json.loads(result.output)
+    assert summary["run"]["run_id"] == "sample-offline"
+    assert [d["design"] for d in summary["designs"]] == ["granular", "focused"]
+    assert summary["designs"][0]["pass_hat_k"] == {"1": 1.0, "2": 1.0, "3": 1.0}
+    assert {c["metric"] for c in summary["comparisons"]} >= {"turns", "totalTokens"}
+
+
+def test_summarize_refuses_a_run_that_fails_validation(sample_copy):
+    sample_copy.edit(is_event(FINISHED_WITH_TOOLS, "conversation_finished"),
+                     lambda e: e["score"].update(passed=False))
+    result = CliRunner().invoke(cli, ["summarize", str(sample_copy.path)])
+    assert result.exit_code == 1
+    assert "fails validation: stored_scores (1 row)" in result.output
+
+
+def test_a_missing_run_folder_is_one_line_without_traceback(tmp_path):
+    for command in ("validate", "summarize"):
+        done = subprocess.run([*WISMO, command, str(tmp_path / "nope")], capture_output=True, text=True)
+        assert done.returncode == 2
+        assert done.stderr.strip().count("\n") == 0 and "not a run folder" in done.stderr
+        assert "Traceback" not in done.stderr

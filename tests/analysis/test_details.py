@@ -1,0 +1,49 @@
+"""conversation_details and the errors for folders that are not runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis import conversation_details, validate_runs
+from recorder.errors import RunFormatError
+from tests.analysis.conftest import SAMPLE_RUN
+
+
+def test_conversation_details_turn_by_turn():
+    details = conversation_details(SAMPLE_RUN)
+    assert len(details) == 42
+    first = details[0]
+    assert (first.conversation_id, first.design, first.case_id, first.order_id) == (
+        "delivered-on-time.granular.r1", "granular", "delivered-on-time", "ORD-1001")
+    assert first.passed and all(first.field_scores.values())
+    assert first.customer_summary and first.assessment["customerSummary"] == first.customer_summary
+    assert first.final_text.startswith("{")
+    assert [t.turn for t in first.turn_details] == [1, 2, 3] and first.turns == 3
+    assert sum(len(t.tool_calls) for t in first.turn_details) == first.tool_calls
+    assert first.input_tokens == sum(t.input_tokens for t in first.turn_details)
+    for previous, turn in zip([None, *first.turn_details], first.turn_details, strict=False):
+        expected_carried = 0 if previous is None else previous.input_tokens
+        assert turn.carried_tokens == expected_carried
+        assert turn.carried_tokens + turn.new_tokens == turn.input_tokens
+    call = first.turn_details[0].tool_calls[0]
+    assert (call.name, call.is_error, call.bytes) == ("get_order", False, len(call.result_text.encode()))
+    assert first.turn_details[0].new_items[0]["role"] == "user"
+
+
+def test_missing_folder_manifest_and_events_are_clear_errors(tmp_path):
+    with pytest.raises(RunFormatError, match="not a run folder"):
+        validate_runs([tmp_path / "nope"])
+    (tmp_path / "run").mkdir()
+    with pytest.raises(RunFormatError, match=r"manifest.json: missing"):
+        validate_runs([tmp_path / "run"])
+    (tmp_path / "run" / "manifest.json").write_text('{"schemaVersion": 1,\n  "runId": ')
+    with pytest.raises(RunFormatError, match=r"manifest.json: line 2: not valid JSON"):
+        validate_runs([tmp_path / "run"])
+    (tmp_path / "run" / "manifest.json").write_text('{"schemaVersion": 2, "runId": "x"}')
+    (tmp_path / "run" / "events.jsonl").write_text("")
+    with pytest.raises(RunFormatError, match="schema version 2"):
+        validate_runs([tmp_path / "run"])
+    (tmp_path / "run" / "events.jsonl").unlink()
+    (tmp_path / "run" / "manifest.json").write_text('{"schemaVersion": 1, "runId": "x"}')
+    with pytest.raises(RunFormatError, match=r"events.jsonl: missing"):
+        validate_runs([tmp_path / "run"])

@@ -1,0 +1,123 @@
+"""`wismo summarize`: the metrics of validated runs, as a table or as JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from analysis import summarize_runs
+from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
+from analysis.errors import RunValidationError
+from analysis.model import METRICS, RunSummary
+from wismo.cli._tables import cell, table
+
+METRIC_LABELS = {"turns": "turns", "toolCalls": "tool calls", "inputTokens": "input tokens",
+                 "outputTokens": "output tokens", "totalTokens": "total tokens", "elapsedMs": "time ms"}
+MAX_K_COLUMNS = 10
+
+
+def _decimals(metric: str) -> int:
+    return 1 if metric in ("turns", "toolCalls", "elapsedMs") else 0
+
+
+def _shown_ks(repetitions: int) -> list[int]:
+    if repetitions <= MAX_K_COLUMNS:
+        return list(range(1, repetitions + 1))
+    return sorted({1, 2, 3, 5, *range(10, repetitions, max(10, repetitions // 5)), repetitions})
+
+
+def summary_lines(summary: RunSummary) -> list[str]:
+    """The metrics table, the comparison, pass^k and the extras of one run."""
+    run = summary.run
+    lines = [f"run {run.run_id}: {run.provider_label or run.provider} / {run.model}, dataset {run.dataset_name}, "
+             f"{len(run.cases)} cases x {run.repetitions} repetitions; tokens {run.token_counts}", ""]
+    headers = ["design", "convs", "passed", "pass %", *(f"{METRIC_LABELS[m]} median [min-max]" for m in METRICS)]
+    rows = []
+    for design in summary.designs:
+        stats = [f"{cell(s.median, _decimals(m))} [{cell(s.min, _decimals(m))}-{cell(s.max, _decimals(m))}]"
+                 if (s := design.stats.get(m)) else "–" for m in METRICS]
+        rows.append([design.design, cell(design.conversations), cell(design.passed),
+                     cell(design.pass_rate * 100, 1), *stats])
+    lines += table(headers, rows)
+    lines.append("")
+    field_rows = [[d.design, *(cell(d.field_pass_rates[f] * 100, 1) for f in d.field_pass_rates),
+                   ", ".join(f"{k} {v}" for k, v in sorted(d.status_counts.items()))] for d in summary.designs]
+    if summary.designs:
+        lines += table(["pass % per field", *summary.designs[0].field_pass_rates, "statuses"], field_rows)
+        lines.append("")
+    if summary.comparisons:
+        first = summary.comparisons[0]
+        lines.append(f"{first.other} vs {first.baseline}: saving on the medians; paired by case x repetition, the "
+                     f"median of ({first.other} - {first.baseline}) with its 95 % bootstrap interval "
+                     f"({first.bootstrap_resamples} resamples, seed {first.bootstrap_seed})")
+        lines += table(["metric", first.baseline, first.other, "saving %", "pairs", "paired median diff", "95 % CI"],
+                       [[METRIC_LABELS[c.metric], cell(c.baseline_median, _decimals(c.metric)),
+                         cell(c.other_median, _decimals(c.metric)), cell(c.saving_pct, 1), cell(c.paired_n),
+                         cell(c.median_difference, _decimals(c.metric)),
+                         f"[{cell(c.ci_low, _decimals(c.metric))}, {cell(c.ci_high, _decimals(c.metric))}]"]
+                        for c in summary.comparisons])
+        lines.append("")
+    ks = _shown_ks(run.repetitions)
+    if ks:
+        note = "" if len(ks) == run.repetitions else " (some k; --json lists every k)"
+        lines += table([f"pass^k{note}", *(f"k={k}" for k in ks)],
+                       [[d.design, *(cell(d.pass_hat_k.get(k), 3) for k in ks)] for d in summary.designs])
+        lines.append("")
+    if summary.claim_findings:
+        kinds = [*sorted({k for counts in summary.claim_findings.values() for k in counts} - {"any"}), "any"]
+        lines += table(["summaries with claim findings", *kinds],
+                       [[design, *(cell(counts.get(k, 0)) for k in kinds)]
+                        for design, counts in summary.claim_findings.items()])
+        lines.append("")
+    if summary.deterministic_passed is not None:
+        designs = sorted({d for order in summary.deterministic for d in order.bytes})
+        lines.append(f"deterministic comparison ({'passed' if summary.deterministic_passed else 'FAILED'}), "
+                     f"over {len(summary.deterministic)} orders:")
+        lines += table(["design", "result bytes", "MCP interactions"],
+                       [[d, cell(sum(o.bytes.get(d, 0) for o in summary.deterministic)),
+                         cell(sum(o.interactions.get(d, 0) for o in summary.deterministic))] for d in designs])
+    return lines
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+@click.command("summarize")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the summaries as JSON instead of tables.")
+@click.option("--bootstrap-resamples", type=click.IntRange(min=1), default=DEFAULT_RESAMPLES, show_default=True,
+              help="Resamples for the 95 % interval of each paired median difference.")
+@click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
+              help="Seed of the bootstrap (the same run and seed give the same interval).")
+def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, bootstrap_resamples: int, seed: int) -> None:
+    """Print the metrics of recorded runs, each validated first, per design.
+
+    Per design: conversations, pass rate (overall and per field), median [min-max] of turns, tool
+    calls, input/output/total tokens and time; then what the second design saves over the first on
+    the medians, the paired median difference by case x repetition with its 95 % bootstrap
+    interval, pass^k for k = 1..repetitions, claim findings and the deterministic comparison when
+    the run has them. A run that fails `wismo validate` is refused (exit 1).
+
+    Example:
+
+        wismo summarize runs/sample-offline --json > summary.json
+    """
+    try:
+        summaries = summarize_runs(list(run_dirs), bootstrap_resamples=bootstrap_resamples, seed=seed)
+    except RunValidationError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps([dataclasses.asdict(s) for s in summaries], indent=2, default=_jsonable))
+        return
+    for index, summary in enumerate(summaries):
+        if index:
+            click.echo()
+        for line in summary_lines(summary):
+            click.echo(line)
