@@ -1,7 +1,4 @@
-"""End to end on real recorded runs: `wismo record` offline, the DuckDB analysis, `build-site` and `demo`.
-
-Skipped (with the reason) until the analysis stage's entry points are on this branch.
-"""
+"""End to end on real recorded runs: `wismo record` offline, the DuckDB analysis, `build-site` and `demo`."""
 
 from __future__ import annotations
 
@@ -12,13 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import analysis
 from tests.conftest import WISMO
-from wismo.sitegen.from_runs import ANALYSIS_FUNCTIONS
-
-pytestmark = pytest.mark.skipif(
-    not all(callable(getattr(analysis, name, None)) for name in ANALYSIS_FUNCTIONS),
-    reason="the analysis stage (analysis.validate_runs, summarize_runs, conversation_details) is not merged yet")
 
 
 def wismo(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -96,3 +87,32 @@ def test_the_recorded_site_in_the_browser(recorded, tmp_path, open_page):
     assert page.locator("article.review-item").count() == 28
     watch.shot("review")
     watch.assert_clean()
+
+
+def test_claim_findings_of_a_real_run_are_marked(recorded, tmp_path):
+    """A summary edited to promise an unsupported date: `wismo claims` flags it, the case page marks it."""
+    run = tmp_path / "runs" / "claims"
+    shutil.copytree(recorded, run)
+    target, wrong = "tracking-unavailable.granular.r1", "Your headsets (HEADSET-USB) will arrive on 2026-10-09."
+    lines = (run / "events.jsonl").read_text().splitlines()
+    for i, line in enumerate(lines):
+        event = json.loads(line)
+        if event.get("conversationId") != target:
+            continue
+        text = json.dumps({**(event.get("assessment") or {}), "customerSummary": wrong})
+        if event["type"] == "conversation_finished":
+            event["assessment"]["customerSummary"] = wrong
+            event["finalText"] = text
+        elif event["type"] == "model_response" and event["outputItems"][0]["type"] == "text":
+            answer = json.loads(event["outputItems"][0]["text"])
+            event["outputItems"][0]["text"] = event["rawOutput"][0]["text"] = json.dumps(
+                {**answer, "customerSummary": wrong})
+        lines[i] = json.dumps(event)
+    (run / "events.jsonl").write_text("\n".join(lines) + "\n")
+    claims = wismo("claims", str(run), cwd=tmp_path)
+    assert claims.returncode == 0 and "1 with findings" in claims.stdout, claims.stdout + claims.stderr
+    done = wismo("build-site", str(run), "--out", str(tmp_path / "site"), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    case = (tmp_path / "site" / "cases" / "tracking-unavailable.html").read_text()
+    assert "<mark title=" in case and "unsupported_date" in case
+    assert "Claim-check findings" in (tmp_path / "site" / "index.html").read_text()
