@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "claims": ("wismo.cli.claims", "claims_command"),
     "validate": ("wismo.cli.validate", "validate_command"),
     "summarize": ("wismo.cli.summarize", "summarize_command"),
+    "build-site": ("wismo.cli.build_site", "build_site_command"),
+    "demo": ("wismo.cli.demo", "demo"),
 }
 
 

@@ -1,0 +1,256 @@
+"""The page builders: what each page dataclass holds, computed from the analysis dataclasses."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.site import factories
+from wismo.sitegen.cases import build_case_pages
+from wismo.sitegen.checks import build_check_report
+from wismo.sitegen.context import SiteData, conversation_url, slug
+from wismo.sitegen.conversation import build_conversation_pages
+from wismo.sitegen.errors import SiteError
+from wismo.sitegen.marks import summary_pieces
+from wismo.sitegen.overview import build_overview
+from wismo.sitegen.review_page import PAGE_SIZE, build_review_pages
+from wismo.sitegen.reviews import fold_reviews, load_reviews
+
+
+def data_for(site, findings=None, reviews=None):
+    data = SiteData.create(site["validations"], site["summaries"], site["details_by_run"],
+                           findings or site.get("findings_by_run"), None)
+    if reviews is not None:
+        data.reviews = fold_reviews(reviews, {r: data.details[r] for r in data.valid_ids})
+    return data
+
+
+def test_overview_names_the_offline_provider_as_not_a_language_model():
+    page = build_overview(data_for(factories.two_run_site()), None)
+    offline, model = page.runs
+    assert offline.provider == "scripted, not a language model" and not offline.is_language_model
+    assert model.provider == "OpenAI Responses API" and model.model == "gpt-5-mini-2025-08-07"
+
+
+def test_a_label_without_the_warning_gets_it():
+    info = factories.run_info()
+    info = type(info)(**{**info.__dict__, "provider_label": "scripted"})
+    site = {**factories.offline_site(), "validations": [factories.validation(info)]}
+    assert build_overview(data_for(site), None).runs[0].provider == "scripted (scripted, not a language model)"
+
+
+def test_headline_table_formats_the_summary_figures():
+    page = build_overview(data_for(factories.offline_site()), None)
+    table = page.valid_runs[0].headline
+    rows = {row.label: row for row in table.rows}
+    assert table.designs == ["granular", "focused"]
+    assert rows["Passed"].cells == ["20/21 (95.2 %)", "20/21 (95.2 %)"]
+    assert rows["Statuses"].cells == ["answered 21", "answered 20 · invalid_answer 1"]
+    assert rows["Turns"].cells == ["3", "2"]
+    assert rows["Tool calls"].cells == ["4 (3–6)", "1"]
+    summary = factories.offline_site()["summaries"][0]
+    tokens = next(c for c in summary.comparisons if c.metric == "totalTokens")
+    assert rows["Total tokens"].comparisons[0] == f"{tokens.saving_pct:.1f} %"
+    assert rows["Total tokens"].comparisons[1].endswith("· 21 pairs")
+    assert "[" in rows["Total tokens"].comparisons[1]
+    assert [r.label for r in table.rows if r.label.startswith("pass^")] == ["pass^1", "pass^2", "pass^3"]
+    assert "bootstrap" in table.interval_note and "seed 20261130" in table.interval_note
+
+
+def test_overview_cases_count_passes_per_run_and_design():
+    page = build_overview(data_for(factories.two_run_site()), None)
+    assert page.case_columns == [("granular", "scripted-policy-v1"), ("focused", "scripted-policy-v1"),
+                                 ("granular", "gpt-5-mini-2025-08-07"), ("focused", "gpt-5-mini-2025-08-07")]
+    rows = {row.case_id: row for row in page.cases}
+    assert rows["tracking-unavailable"].passes == ["2/3", "3/3", "2/2", "2/2"]
+    assert rows["payment-declined"].passes == ["3/3", "2/3", "2/2", "2/2"]
+    assert rows["carrier-delay"].url == "cases/carrier-delay.html"
+
+
+def test_overview_has_three_charts_and_the_deterministic_table():
+    run = build_overview(data_for(factories.offline_site()), None).valid_runs[0]
+    assert [c.title for c in run.charts] == ["Total tokens per conversation", "Elapsed time per conversation",
+                                             "Turns (model requests) per conversation"]
+    assert "granular: median" in run.charts[0].alt_text
+    assert run.charts[2].alt_text == "granular: 21 conversations with 3 turns; focused: 21 conversations with 2 turns."
+    assert run.deterministic[0].order_id == "ORD-1001" and run.deterministic[0].interactions == ["6", "1"]
+    assert run.deterministic_status == "Both designs returned the same evidence for all 7 orders."
+
+
+def test_a_failing_run_gives_no_figures():
+    site = factories.with_failing_run(factories.two_run_site())
+    data = data_for(site)
+    assert data.invalid_ids == ["broken-run"] and "broken-run" not in data.valid_ids
+    page = build_overview(data, None)
+    assert [r.card.run_id for r in page.valid_runs] == ["sample-offline", "20261130T101500Z-openai-gpt-5-mini"]
+    assert [c.run_id for c in page.invalid_runs] == ["broken-run"]
+    assert page.invalid_runs[0].failed_checks == ["claimed_counters_match_traces"]
+    for case in build_case_pages(data):
+        assert all(column.card.run_id != "broken-run" for column in case.columns)
+    assert all(item.run_id != "broken-run" for page in build_review_pages(data) for item in page.items)
+    # Its conversations get pages (so the check report's rows can be traced), each flagged as not valid.
+    broken = [p for p in build_conversation_pages(data) if p.card.run_id == "broken-run"]
+    assert len(broken) == 42 and not any(p.card.valid for p in broken)
+
+
+def test_a_valid_run_without_a_summary_is_not_shown_either():
+    site = factories.two_run_site()
+    site = {**site, "summaries": site["summaries"][:1]}
+    data = data_for(site)
+    assert data.invalid_ids == ["20261130T101500Z-openai-gpt-5-mini"]
+
+
+def test_duplicate_run_ids_are_refused():
+    site = factories.offline_site()
+    site = {**site, "validations": site["validations"] * 2}
+    with pytest.raises(SiteError, match="more than once"):
+        data_for(site)
+
+
+def test_case_page_groups_repetitions_with_the_same_summary():
+    pages = {p.case_id: p for p in build_case_pages(data_for(factories.offline_site()))}
+    page = pages["tracking-unavailable"]
+    granular, focused = page.columns
+    assert [g.count for g in granular.groups] == [2, 1]
+    assert [r.repetition for r in granular.groups[0].repetitions] == [1, 3]
+    failing = granular.groups[1]
+    assert not failing.passed and failing.mismatches == 1
+    wrong = [c for c in failing.fields if c.ok is False]
+    assert [(c.name, c.value, c.expected) for c in wrong] == [("Missing evidence", "(none)", "tracking:TRK-1005-A")]
+    assert [g.count for g in focused.groups] == [3] and granular.passed == "2/3 passed"
+    assert page.previous.text == "partial-delivery" and page.next.text == "payment-declined"
+
+
+def test_case_page_shows_a_conversation_without_summary_by_status():
+    page = {p.case_id: p for p in build_case_pages(data_for(factories.offline_site()))}["payment-declined"]
+    focused = page.columns[1]
+    no_summary = [g for g in focused.groups if not g.has_summary]
+    assert len(no_summary) == 1 and no_summary[0].count == 1
+    assert no_summary[0].no_summary_reason == "No customer summary: the conversation ended with status invalid_answer."
+    assert all(c.ok is None for c in no_summary[0].fields)
+
+
+def test_case_page_puts_several_runs_side_by_side():
+    page = build_case_pages(data_for(factories.two_run_site()))[0]
+    assert [(c.design, c.model) for c in page.columns] == [
+        ("granular", "scripted-policy-v1"), ("focused", "scripted-policy-v1"),
+        ("granular", "gpt-5-mini-2025-08-07"), ("focused", "gpt-5-mini-2025-08-07")]
+    model_granular = page.columns[2]
+    assert [g.count for g in model_granular.groups] == [1, 1]  # r2 wrote a different summary
+
+
+def test_marks_split_the_summary_into_escaped_pieces():
+    text = "Delivered on 2026-10-09 <b>today</b>."
+    pieces, notes = summary_pieces(text, [{"kind": "unsupported_date", "start": 13, "end": 23},
+                                          {"kind": "other", "start": 20, "end": 30},
+                                          {"kind": "nowhere", "start": 5, "end": 999},
+                                          {"kind": "no-span"}])
+    assert "".join(p.text for p in pieces) == text
+    assert [(p.text, p.kinds) for p in pieces] == [
+        ("Delivered on ", None), ("2026-10", "unsupported_date"), ("-09", "other, unsupported_date"),
+        (" <b>tod", "other"), ("ay</b>.", None)]
+    assert [(n.kind, n.located) for n in notes] == [("unsupported_date", True), ("other", True),
+                                                    ("nowhere", False), ("no-span", False)]
+
+
+def test_findings_reach_case_conversation_and_review_pages():
+    data = data_for(factories.offline_site(), findings=factories.findings_fixture())
+    case = {p.case_id: p for p in build_case_pages(data)}["tracking-unavailable"]
+    group = case.columns[0].groups[1]
+    assert [(p.text, p.kinds) for p in group.pieces if p.kinds] == [
+        ("should arrive by ", "unwarranted_certainty"), ("2026-10-09", "unsupported_date, unwarranted_certainty")]
+    assert [(n.kind, n.severity, n.located) for n in group.findings] == [
+        ("unwarranted_certainty", "medium", True), ("unsupported_date", "high", True),
+        ("unacknowledged_missing_evidence", "medium", False)]
+    assert group.findings[1].detail == "HEADSET-USB · evidence: no carrier estimate for HEADSET-USB"
+    conversation = next(p for p in build_conversation_pages(data) if p.conversation_id == factories.FAILING)
+    assert any(p.kinds for p in conversation.pieces)
+    item = next(i for page in build_review_pages(data) for i in page.items if i.conversation_id == factories.FAILING)
+    assert any(p.kinds for p in item.pieces)
+
+
+def test_conversation_page_splits_input_into_carried_and_new():
+    pages = {p.conversation_id: p for p in build_conversation_pages(data_for(factories.offline_site()))}
+    page = pages["partial-delivery.granular.r1"]
+    detail = next(d for d in factories.offline_site()["details_by_run"]["sample-offline"]
+                  if d.conversation_id == "partial-delivery.granular.r1")
+    assert len(page.turns) == 3
+    first, second, third = page.turns
+    assert first.carried == "0" and first.new == f"{detail.turn_details[0].new_tokens:,}"
+    assert second.carried == f"{detail.turn_details[0].input_tokens:,}"
+    assert [c.name for c in second.tool_calls] == ["get_payment", "get_reservation", "get_reservation",
+                                                   "get_tracking"]
+    assert third.final_text is not None and not third.tool_calls
+    assert 0 < first.new_width <= 1000 and second.carried_width == first.new_width
+    assert first.cached == "not reported" and first.estimated
+    assert page.others[0].text == "focused, repetition 1"
+    # The transcript prints each tool result once: the next request refers back to it.
+    request_two = page.transcript[1].request_items
+    outputs = [i for i in request_two if i.kind == "function_call_output"]
+    assert outputs and all(i.body == "" and "printed in full under turn 1" in i.title for i in outputs)
+    assert '"orderId": "ORD-1004"' in page.transcript[0].tool_calls[0].result
+
+
+def test_conversation_page_of_a_model_run_reports_cached_tokens():
+    data = data_for(factories.two_run_site())
+    page = next(p for p in build_conversation_pages(data) if p.card.is_language_model)
+    assert page.turns[1].cached != "not reported"
+
+
+def test_review_items_hide_the_design_order_and_carry_their_evidence():
+    data = data_for(factories.offline_site())
+    [page] = build_review_pages(data)
+    assert page.total == 41  # 42 conversations, one without a summary
+    first_case = [i for i in page.items if i.case_id == "delivered-on-time"]
+    assert {i.design for i in first_case[:2]} == {"granular", "focused"}
+    orders = {tuple(i.design for i in page.items if i.case_id == c and i.repetition == 1)
+              for c in data.cases if c != "payment-declined"}
+    assert len(orders) == 2, "the design that comes first must vary, or position gives it away"
+    focused = next(i for i in page.items if i.design == "focused")
+    assert [e.name for e in focused.evidence] == ["get_order_support_context"]
+    assert "<" not in str(page.data)
+
+
+def test_review_pages_split_at_page_size():
+    data = data_for(factories.large_site(2 * PAGE_SIZE + 28))  # 16 repetitions × 14 = 224 summaries
+    pages = build_review_pages(data)
+    assert [len(p.items) for p in pages] == [PAGE_SIZE, PAGE_SIZE, 24]
+    assert pages[1].previous.url == "review.html" and pages[1].next.url == "review-3.html"
+    assert pages[2].items[0].index == 2 * PAGE_SIZE
+
+
+def test_review_counts_per_design_after_import(tmp_path):
+    from tests.site.test_reviews import entry, write
+
+    site = factories.offline_site()
+    details = site["details_by_run"]["sample-offline"]
+    granular = [d for d in details if d.design == "granular"][:3]
+    raw = [entry("sample-offline", d.conversation_id, d.customer_summary, v)
+           for d, v in zip(granular, ["justified", "not_justified", "unsure"], strict=True)]
+    raw.append(entry("sample-offline", "carrier-delay.focused.r1", "an older text"))
+    data = data_for(site, reviews=load_reviews([write(tmp_path, {"version": 1, "reviews": raw})]))
+    counts = {c.design: c for c in build_overview(data, None).valid_runs[0].reviews}
+    assert (counts["granular"].justified, counts["granular"].not_justified, counts["granular"].unsure) == (1, 1, 1)
+    assert counts["focused"].stale == 1 and counts["focused"].reviewed == 0
+    assert counts["focused"].summaries == 20
+    assert data.verdict("sample-offline", granular[1].conversation_id) == "not justified"
+
+
+def test_check_report_puts_failing_checks_first_with_their_rows():
+    data = data_for(factories.with_failing_run(factories.offline_site()))
+    report = build_check_report(data)
+    broken = next(r for r in report.runs if r.card.run_id == "broken-run")
+    assert not broken.passed
+    first = broken.checks[0]
+    assert first.name == "claimed_counters_match_traces" and first.status == "fail: 1 offending rows"
+    assert [[c.text for c in row] for row in first.rows] == [["carrier-delay.focused.r1", "2411", "2390"]]
+    assert first.rows[0][0].url == "conversations/broken-run/carrier-delay.focused.r1.html"
+    assert first.rows[0][1].url is None
+    notice = next(c for c in broken.checks if c.severity == "notice")
+    assert notice.passed and notice.status == "pass"
+
+
+def test_ids_become_safe_distinct_file_names():
+    assert slug("sample-offline") == "sample-offline"
+    assert slug("../etc/passwd") != slug("..-etc-passwd")
+    assert "/" not in slug("../etc/passwd") and not slug("../x").startswith(".")
+    assert conversation_url("a/b", "c.granular.r1").count("/") == 2

@@ -1,0 +1,61 @@
+"""`wismo build-site`: validate runs, then write the static report site."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from wismo.sitegen.from_runs import SiteBuild, build_from_runs, newest_run
+
+
+def report(build: SiteBuild) -> None:
+    """Say which runs are shown, which failed validation, what the reviews did, and where the site is."""
+    for validation in build.validations:
+        run = validation.run
+        if validation.passed:
+            click.echo(f"run {run.run_id}: every check passed")
+        else:
+            failed = ", ".join(c.name for c in validation.checks if not c.passed)
+            click.echo(f"run {run.run_id}: FAILED validation ({failed}); its figures are left out, "
+                       "see checks.html", err=True)
+    if build.reviews is not None:
+        tally = build.reviews
+        click.echo(f"reviews: {tally.applied} applied, {len(tally.stale)} stale (the summary changed since), "
+                   f"{tally.unknown} for conversations not in this site"
+                   + (f", {tally.duplicates} duplicates (newest kept)" if tally.duplicates else ""))
+        if tally.applied == 0 and (tally.stale or tally.unknown):
+            click.echo("warning: no verdict in the reviews file(s) matches a summary of this site: were they "
+                       "exported from another run, or did the summaries change?", err=True)
+    click.echo(f"site: {build.index}")
+
+
+@click.command("build-site")
+@click.argument("run_dirs", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("out/site"),
+              show_default=True, help="Folder to write the site into (replaced if wismo built it before).")
+@click.option("--reviews", "review_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="A reviews file exported from the review page; repeat for several. Counts show per design.")
+@click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
+              show_default=True, help="Where to find the newest run when no RUN_DIR is given.")
+def build_site_command(run_dirs: tuple[Path, ...], out_dir: Path, review_files: tuple[Path, ...],
+                       runs_dir: Path) -> None:
+    """Build the static report site from recorded runs (default: the newest run in runs/).
+
+    Runs the analysis checks first: a run that fails them is shown only with its check report, never
+    with figures. Then writes overview, case, conversation, review and check-report pages that open
+    from disk with no server and no network. Exits 1 when a run failed validation.
+
+    Example:
+
+    \b
+        wismo build-site                        # the newest run in runs/ -> out/site/
+        wismo build-site runs/a runs/b --out /tmp/site
+        wismo build-site --reviews ~/Downloads/wismo-reviews.json
+    """
+    dirs = list(run_dirs) or [newest_run(runs_dir)]
+    build = build_from_runs(dirs, out_dir, review_files)
+    report(build)
+    if not all(v.passed for v in build.validations):
+        sys.exit(1)

@@ -1,0 +1,46 @@
+"""`wismo demo`: record the default dataset offline, build the site, print where index.html is."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+
+from recorder.record import RecordOptions, default_command_line, record
+from wismo.cli._progress import ProgressLine
+from wismo.cli.build_site import report
+from wismo.sitegen.from_runs import build_from_runs
+
+
+@click.command()
+@click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
+              show_default=True, help="Folder the new run folder is created in.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("out/site"),
+              show_default=True, help="Folder to write the site into.")
+@click.option("--repetitions", type=click.IntRange(min=1), default=3, show_default=True)
+def demo(runs_dir: Path, out_dir: Path, repetitions: int) -> None:
+    """Record the default dataset offline (scripted, not a language model) and build the report site.
+
+    No key and no network: the scripted policy plays the model against both designs' real MCP
+    servers, the run is validated and the site is written. The last line printed is the path of
+    index.html; open it in a browser straight from disk.
+
+    Example:
+
+    \b
+        wismo demo
+        wismo demo --repetitions 5 --out /tmp/wismo-site
+    """
+    progress = ProgressLine()
+    try:
+        result = asyncio.run(record(RecordOptions(out_dir=runs_dir, repetitions=repetitions,
+                                                  command_line=default_command_line()), progress))
+    finally:
+        progress.close()
+    build = build_from_runs([result.run_dir], out_dir)
+    report(build)
+    click.echo(build.index.resolve())
+    if not all(v.passed for v in build.validations):
+        sys.exit(1)

@@ -1,0 +1,102 @@
+"""build_site: turn the analysis dataclasses into page dataclasses, then render them with Jinja (autoescaped)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from analysis.model import ConversationDetail, RunSummary, RunValidation
+from recorder import __version__
+from wismo.sitegen.assets import TEMPLATES_DIR, assets_dir, copy_static
+from wismo.sitegen.cases import build_case_pages
+from wismo.sitegen.checks import build_check_report
+from wismo.sitegen.context import SiteData, case_url, conversation_url, slug
+from wismo.sitegen.conversation import build_conversation_pages
+from wismo.sitegen.errors import SiteError
+from wismo.sitegen.overview import build_overview
+from wismo.sitegen.pages import Link, ReviewImport, SiteNav
+from wismo.sitegen.review_page import build_review_pages, review_url
+from wismo.sitegen.reviews import ReviewEntry, ReviewTally, fold_reviews
+
+MARKER = ".wismo-site"  # written into every output folder, so a rebuild may replace it and nothing else
+
+
+def make_environment(templates: Path) -> Environment:
+    """Jinja with autoescape on for every template, and undefined names as errors instead of blanks."""
+    return Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined,
+                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def prepare_output(out_dir: Path, source: Path) -> None:
+    """Empty a folder wismo built before; refuse a non-empty folder it did not build, or one inside site/."""
+    out = out_dir.resolve()
+    if out == source.resolve() or source.resolve() in out.parents:
+        raise SiteError(f"{out_dir} is inside the site's sources ({source}); choose another --out")
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"{out_dir} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        if not (out / MARKER).is_file():
+            raise SiteError(f"{out_dir} is not empty and was not built by wismo; choose another --out or empty it")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("Built by wismo build-site; the next build replaces this whole folder.\n")
+
+
+def _write(env: Environment, template: str, path: Path, root: str, **context: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(env.get_template(template).render(root=root, **context), encoding="utf-8")
+
+
+def _review_import(tally: ReviewTally | None) -> ReviewImport | None:
+    if tally is None:
+        return None
+    # File names only: the site may be shared, the reviewer's folders need not be.
+    return ReviewImport(files=[Path(f).name for f in tally.files], applied=tally.applied, stale=len(tally.stale),
+                        unknown=tally.unknown, duplicates=tally.duplicates)
+
+
+def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSummary],
+               details_by_run: Mapping[str, Sequence[ConversationDetail]], out_dir: Path,
+               reviews: Sequence[ReviewEntry] | None = None,
+               findings_by_run: Mapping[str, Mapping[str, list[dict[str, Any]]]] | None = None,
+               *, built_at: str | None = None) -> Path:
+    """Write the static site into `out_dir` and return the path of its index.html."""
+    if not validations:
+        raise SiteError("no runs to build a site from")
+    out_dir = Path(out_dir)
+    source = assets_dir()
+    data = SiteData.create(validations, summaries, details_by_run, findings_by_run, None)
+    if reviews is not None:
+        # Verdicts only apply to summaries that are shown, i.e. those of runs that passed validation.
+        data.reviews = fold_reviews(reviews, {run_id: data.details[run_id] for run_id in data.valid_ids})
+    pages = {
+        "overview": build_overview(data, _review_import(data.reviews)),
+        "cases": build_case_pages(data),
+        "reviews": build_review_pages(data),
+        "checks": build_check_report(data),
+    }
+    prepare_output(out_dir, source)
+    env = make_environment(source / TEMPLATES_DIR)
+    nav = SiteNav(version=__version__, built_at=built_at or datetime.now(UTC).isoformat(timespec="seconds"),
+                  cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
+    common = {"assets": copy_static(source, out_dir), "nav": nav}
+    invalid = [data.cards[run_id] for run_id in data.invalid_ids]
+    _write(env, "overview.html", out_dir / "index.html", "", page=pages["overview"], invalid_runs=invalid, **common)
+    for case in pages["cases"]:
+        _write(env, "case.html", out_dir / case_url(case.case_id), "../", page=case, invalid_runs=invalid, **common)
+    for conversation in build_conversation_pages(data):
+        _write(env, "conversation.html", out_dir / conversation_url(conversation.card.run_id,
+                                                                    conversation.conversation_id),
+               "../../", page=conversation, **common)
+    for review in pages["reviews"]:
+        _write(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
+    _write(env, "checks.html", out_dir / "checks.html", "", page=pages["checks"], **common)
+    return out_dir / "index.html"
+
+
+__all__ = ["build_site", "slug"]

@@ -1,0 +1,99 @@
+"""Case pages: one per case, every valid run × design side by side, repetitions grouped by their summary."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from analysis.model import FIELDS, ConversationDetail
+from wismo.sitegen import fmt
+from wismo.sitegen.context import SiteData, case_url, conversation_url, review_counts
+from wismo.sitegen.marks import summary_pieces
+from wismo.sitegen.pages import CaseColumn, CasePage, FieldCell, Link, RepetitionRow, SummaryGroup
+
+
+def field_cells(detail: ConversationDetail, expected: dict[str, Any]) -> list[FieldCell]:
+    """The five fields of the answer against the expectation, using the scorer's verdict per field."""
+    cells = []
+    for name in FIELDS:
+        if detail.assessment is None:
+            cells.append(FieldCell(fmt.FIELD_LABELS[name], fmt.DASH, fmt.field_value(expected.get(name)), None))
+        else:
+            cells.append(FieldCell(fmt.FIELD_LABELS[name], fmt.field_value(detail.assessment.get(name)),
+                                   fmt.field_value(expected.get(name)), bool(detail.field_scores.get(name))))
+    return cells
+
+
+def expected_cells(expected: dict[str, Any]) -> list[FieldCell]:
+    """The expectation alone, for the top of a case page."""
+    return [FieldCell(fmt.FIELD_LABELS[n], fmt.field_value(expected.get(n)), fmt.field_value(expected.get(n)), None)
+            for n in FIELDS]
+
+
+def repetition_row(data: SiteData, detail: ConversationDetail) -> RepetitionRow:
+    """One conversation's figures and link."""
+    return RepetitionRow(
+        repetition=detail.repetition, conversation_id=detail.conversation_id, status=detail.status,
+        passed=detail.passed, turns=fmt.count(detail.turns), tool_calls=fmt.count(detail.tool_calls),
+        tokens=fmt.count(detail.total_tokens), time=fmt.ms(detail.elapsed_ms),
+        url=conversation_url(detail.run_id, detail.conversation_id),
+        verdict=data.verdict(detail.run_id, detail.conversation_id))
+
+
+def no_summary_reason(detail: ConversationDetail) -> str:
+    """Why a conversation has no customer summary."""
+    reason = f"No customer summary: the conversation ended with status {detail.status}"
+    if detail.budget_hit:
+        reason += f" ({detail.budget_hit})"
+    return reason + "."
+
+
+def _group_key(detail: ConversationDetail) -> str:
+    # Same summary and same answer: one group. Conversations without a summary group by their status.
+    if detail.customer_summary is None:
+        return json.dumps(["no-summary", detail.status, detail.budget_hit])
+    return json.dumps(["summary", detail.customer_summary, detail.assessment], sort_keys=True)
+
+
+def summary_groups(data: SiteData, details: list[ConversationDetail], expected: dict[str, Any]) -> list[SummaryGroup]:
+    """Group repetitions that gave the same summary (and answer), in order of their first repetition."""
+    grouped: dict[str, list[ConversationDetail]] = {}
+    for detail in sorted(details, key=lambda d: d.repetition):
+        grouped.setdefault(_group_key(detail), []).append(detail)
+    groups = []
+    for members in grouped.values():
+        first = members[0]
+        pieces, notes = summary_pieces(first.customer_summary or "",
+                                       data.conversation_findings(first.run_id, first.conversation_id))
+        cells = field_cells(first, expected)
+        groups.append(SummaryGroup(
+            has_summary=first.customer_summary is not None, pieces=pieces, findings=notes,
+            no_summary_reason="" if first.customer_summary is not None else no_summary_reason(first),
+            count=len(members), fields=cells, mismatches=sum(c.ok is False for c in cells),
+            passed=all(m.passed for m in members), repetitions=[repetition_row(data, m) for m in members]))
+    return groups
+
+
+def build_case_pages(data: SiteData) -> list[CasePage]:
+    """One page per case of the valid runs, with links to the previous and next case."""
+    case_ids = list(data.cases)
+    pages = []
+    for i, case_id in enumerate(case_ids):
+        case = data.cases[case_id]
+        expected = case.get("expected", {})
+        columns = []
+        for run_id, design in data.columns():
+            details = data.by_case.get((run_id, case_id, design), [])
+            head, model = data.column_head(run_id, design)
+            columns.append(CaseColumn(
+                card=data.cards[run_id], design=head, model=model,
+                passed=f"{sum(d.passed for d in details)}/{len(details)} passed",
+                reviews=review_counts(data, run_id, design, case_id),
+                groups=summary_groups(data, details, expected)))
+        previous = Link(case_ids[i - 1], case_url(case_ids[i - 1])) if i > 0 else None
+        following = Link(case_ids[i + 1], case_url(case_ids[i + 1])) if i + 1 < len(case_ids) else None
+        pages.append(CasePage(case_id=case_id, order_id=case.get("orderId", ""), question=case.get("question", ""),
+                              expected=expected_cells(expected), columns=columns,
+                              invalid_runs=[data.cards[r] for r in data.invalid_ids], previous=previous,
+                              next=following))
+    return pages

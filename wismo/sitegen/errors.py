@@ -1,0 +1,13 @@
+"""The site's errors: both are WismoErrors, so the CLI prints one line instead of a traceback."""
+
+from __future__ import annotations
+
+from recorder.errors import WismoError
+
+
+class SiteError(WismoError):
+    """The site cannot be built from what it was given (bad output folder, duplicate runs, unsafe chart)."""
+
+
+class ReviewsError(SiteError):
+    """An exported reviews file cannot be read: not JSON, wrong version, or an entry of the wrong shape."""

@@ -1,0 +1,91 @@
+"""From run folders to a site: run the analysis (checks first), fold reviews, build. Used by build-site and demo."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from analysis.model import ConversationDetail, RunValidation
+from recorder.errors import WismoError
+from recorder.runlog import read_manifest
+from wismo.sitegen.build import build_site
+from wismo.sitegen.reviews import ReviewTally, fold_reviews, load_reviews
+
+ANALYSIS_FUNCTIONS = ("validate_runs", "summarize_runs", "conversation_details")
+
+
+@dataclass
+class SiteBuild:
+    """What a build did: the index page, every run's validation, and what happened to the imported reviews."""
+
+    index: Path
+    validations: list[RunValidation]
+    reviews: ReviewTally | None
+
+
+def _started_at(manifest: dict[str, Any]) -> datetime:
+    try:
+        return datetime.fromisoformat(manifest["startedAt"])
+    except (KeyError, TypeError, ValueError):
+        return datetime.min.replace(tzinfo=None)
+
+
+def newest_run(runs_dir: Path) -> Path:
+    """The run folder whose manifest says it started last; folders without a readable manifest are skipped."""
+    candidates = []
+    if runs_dir.is_dir():
+        for folder in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+            try:
+                manifest = read_manifest(folder)
+            except WismoError:
+                continue
+            started = _started_at(manifest)
+            candidates.append((started.timestamp() if started.tzinfo else float("-inf"), folder.name, folder))
+    if not candidates:
+        raise WismoError(f"no recorded run in {runs_dir}/; record one with `wismo record` (or `wismo demo`), "
+                         "or name the run folder: wismo build-site RUN_DIR")
+    return max(candidates)[2]
+
+
+def analysis_functions() -> dict[str, Callable[..., Any]]:
+    """The analysis stage's entry points; a clear error if this checkout does not have them yet."""
+    module = importlib.import_module("analysis")
+    missing = [name for name in ANALYSIS_FUNCTIONS if not callable(getattr(module, name, None))]
+    if missing:
+        raise WismoError(f"this checkout's analysis stage lacks {', '.join(missing)}; the site needs the "
+                         "DuckDB analysis (issue: analysis) to be merged first")
+    functions = {name: getattr(module, name) for name in ANALYSIS_FUNCTIONS}
+    functions["claim_findings"] = getattr(module, "claim_findings", None)
+    return functions
+
+
+def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Sequence[Path] = (),
+                    functions: dict[str, Callable[..., Any]] | None = None) -> SiteBuild:
+    """Validate every run, summarize the valid ones, gather their conversations, then build the site."""
+    functions = functions or analysis_functions()
+    # Bad review files fail before any work, with the file and entry named.
+    entries = load_reviews(review_files) if review_files else None
+    validations: list[RunValidation] = list(functions["validate_runs"](list(run_dirs)))
+    valid = [v for v in validations if v.passed]
+    summaries = list(functions["summarize_runs"]([v.run.run_dir for v in valid])) if valid else []
+    details: dict[str, list[ConversationDetail]] = {}
+    for validation in validations:
+        try:
+            details[validation.run.run_id] = list(functions["conversation_details"](validation.run.run_dir))
+        except WismoError:
+            if validation.passed:
+                raise
+            # A run that failed its checks may not even read; its check report still tells why.
+    findings = {}
+    if functions.get("claim_findings") is not None:
+        findings = {v.run.run_id: functions["claim_findings"](v.run.run_dir) for v in valid}
+    index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings)
+    tally = None
+    if entries is not None:
+        shown = {s.run.run_id for s in summaries}
+        tally = fold_reviews(entries, {run_id: d for run_id, d in details.items() if run_id in shown})
+    return SiteBuild(index=index, validations=validations, reviews=tally)

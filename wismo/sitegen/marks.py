@@ -1,0 +1,50 @@
+"""Claim-check findings as marks inside a summary: split in Python into escaped pieces, never HTML strings."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from wismo.sitegen.pages import FindingNote, Piece
+
+
+def _span(finding: dict[str, Any], length: int) -> tuple[int, int] | None:
+    start, end = finding.get("start"), finding.get("end")
+    if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool) or isinstance(end, bool):
+        return None
+    # A span outside the text (say, from findings of an older summary) is listed, not drawn.
+    if not 0 <= start < end <= length:
+        return None
+    return start, end
+
+
+def _detail(finding: dict[str, Any]) -> str:
+    # recorder.claims writes {kind, severity, sentence, claim, evidence, sku, start, end}; the claim itself
+    # is marked in the text, so the note says which item and what the evidence shows instead.
+    parts = [str(finding["sku"])] if finding.get("sku") else []
+    if finding.get("evidence"):
+        parts.append(f"evidence: {finding['evidence']}")
+    return " · ".join(parts)
+
+
+def summary_pieces(text: str, findings: Sequence[dict[str, Any]] | None) -> tuple[list[Piece], list[FindingNote]]:
+    """Cut `text` at every finding boundary; each piece knows which finding kinds cover it (overlaps allowed)."""
+    findings = list(findings or [])
+    notes: list[FindingNote] = []
+    spans: list[tuple[int, int, str]] = []
+    for finding in findings:
+        kind = str(finding.get("kind") or "finding")
+        span = _span(finding, len(text))
+        notes.append(FindingNote(kind=kind, severity=str(finding.get("severity") or ""), detail=_detail(finding),
+                                 located=span is not None))
+        if span:
+            spans.append((*span, kind))
+    if not spans:
+        return [Piece(text)], notes
+    cuts = sorted({0, len(text), *(s for s, _, _ in spans), *(e for _, e, _ in spans)})
+    pieces: list[Piece] = []
+    for start, end in itertools.pairwise(cuts):
+        kinds = sorted({kind for s, e, kind in spans if s <= start and end <= e})
+        pieces.append(Piece(text[start:end], ", ".join(kinds) or None))
+    return pieces, notes

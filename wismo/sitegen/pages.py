@@ -1,0 +1,448 @@
+"""The page-level dataclasses: everything a template prints, already computed and formatted.
+
+The builders (overview.py, cases.py, conversation.py, review.py, checks.py) turn the analysis
+dataclasses into these; templates only loop over them and print their strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from markupsafe import Markup
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link between pages; `url` is relative to the site's root."""
+
+    text: str
+    url: str
+
+
+@dataclass(frozen=True)
+class RunCard:
+    """A run as every page names it: provider (the offline one labelled as such), model, validation status."""
+
+    run_id: str
+    slug: str
+    provider: str
+    model: str
+    is_language_model: bool
+    label: str  # short: `model · provider`
+    dataset: str
+    token_counts: str
+    started_at: str
+    repetitions: int
+    valid: bool
+    check_url: str
+    failed_checks: list[str]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of summary text; `kinds` is set when claim-check findings cover it (rendered as <mark>)."""
+
+    text: str
+    kinds: str | None = None
+
+
+@dataclass(frozen=True)
+class FindingNote:
+    """A claim-check finding listed under a summary (recorder.claims' finding, as JSON)."""
+
+    kind: str
+    severity: str
+    detail: str
+    located: bool
+
+
+@dataclass(frozen=True)
+class FieldCell:
+    """One assessment field: the answer's value against the expectation; `ok` None when there is no answer."""
+
+    name: str
+    value: str
+    expected: str
+    ok: bool | None
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    """A tool exactly as the model received it."""
+
+    name: str
+    description: str
+    parameters_json: str
+
+
+@dataclass(frozen=True)
+class DesignTools:
+    """One design's tool definitions, shared by the runs listed."""
+
+    design: str
+    tools: list[ToolDef]
+    runs: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    """An SVG rendered at build time from an Altair spec, with its title and a text alternative."""
+
+    chart_id: str
+    title: str
+    alt_text: str
+    svg: Markup
+
+
+@dataclass(frozen=True)
+class HeadlineRow:
+    """One row of the headline table: a label, one cell per design, one cell per comparison."""
+
+    label: str
+    cells: list[str]
+    comparisons: list[str]
+    note: str = ""
+    section: str = ""
+
+
+@dataclass(frozen=True)
+class HeadlineTable:
+    """Per design: pass rate, pass^k, medians and ranges, savings with their paired bootstrap intervals."""
+
+    designs: list[str]
+    comparison_headers: list[str]
+    rows: list[HeadlineRow]
+    interval_note: str
+    column_count: int  # label + designs + comparisons, for section rows that span the table
+
+
+@dataclass(frozen=True)
+class DeterministicRow:
+    """One order of the deterministic comparison; bytes and interactions in the table's design order."""
+
+    order_id: str
+    matched: bool
+    bytes: list[str]
+    interactions: list[str]
+
+
+@dataclass(frozen=True)
+class ReviewCounts:
+    """Imported review verdicts for one design (of one run, or of one case of one run)."""
+
+    design: str
+    justified: int
+    not_justified: int
+    unsure: int
+    stale: int
+    summaries: int
+
+    @property
+    def reviewed(self) -> int:
+        """Verdicts that still apply to the current summaries."""
+        return self.justified + self.not_justified + self.unsure
+
+
+@dataclass(frozen=True)
+class FindingCount:
+    """Summaries with a claim-check finding of one kind, per design."""
+
+    kind: str
+    cells: list[str]
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One case on the overview: the customer's question, and how often each run × design passed it."""
+
+    case_id: str
+    order_id: str
+    question: str
+    url: str
+    passes: list[str]
+
+
+@dataclass(frozen=True)
+class OverviewRun:
+    """A valid run's figures on the overview."""
+
+    card: RunCard
+    conversations: int
+    headline: HeadlineTable
+    charts: list[Chart]
+    deterministic_designs: list[str]
+    deterministic: list[DeterministicRow]
+    deterministic_status: str
+    reviews: list[ReviewCounts]
+    finding_designs: list[str]
+    findings: list[FindingCount]
+
+
+@dataclass(frozen=True)
+class ReviewImport:
+    """What folding `--reviews` files into this build did."""
+
+    files: list[str]
+    applied: int
+    stale: int
+    unknown: int
+    duplicates: int
+
+
+@dataclass(frozen=True)
+class OverviewPage:
+    """index.html."""
+
+    title: str
+    runs: list[RunCard]
+    valid_runs: list[OverviewRun]
+    invalid_runs: list[RunCard]
+    case_columns: list[tuple[str, str]]  # (design, model when several runs)
+    cases: list[CaseRow]
+    designs: list[DesignTools]
+    instructions: list[tuple[str, str]]  # (runs, text)
+    reviews: ReviewImport | None
+
+
+@dataclass(frozen=True)
+class RepetitionRow:
+    """One conversation in a summary group on a case page."""
+
+    repetition: int
+    conversation_id: str
+    status: str
+    passed: bool
+    turns: str
+    tool_calls: str
+    tokens: str
+    time: str
+    url: str
+    verdict: str | None
+
+
+@dataclass(frozen=True)
+class SummaryGroup:
+    """Repetitions that gave the same summary and the same answer, shown once with a count."""
+
+    has_summary: bool
+    pieces: list[Piece]
+    findings: list[FindingNote]
+    no_summary_reason: str
+    count: int
+    fields: list[FieldCell]
+    mismatches: int
+    passed: bool
+    repetitions: list[RepetitionRow]
+
+
+@dataclass(frozen=True)
+class CaseColumn:
+    """One run × design on a case page."""
+
+    card: RunCard
+    design: str
+    model: str  # set when the site holds several runs
+    passed: str
+    reviews: ReviewCounts | None
+    groups: list[SummaryGroup]
+
+
+@dataclass(frozen=True)
+class CasePage:
+    """cases/<case>.html: the designs (and runs) side by side."""
+
+    case_id: str
+    order_id: str
+    question: str
+    expected: list[FieldCell]
+    columns: list[CaseColumn]
+    invalid_runs: list[RunCard]
+    previous: Link | None
+    next: Link | None
+
+
+@dataclass(frozen=True)
+class ToolCallView:
+    """A tool call with its result, for the turn diagram and the transcript."""
+
+    call_id: str
+    name: str
+    arguments: str
+    arguments_pretty: str
+    latency: str
+    result: str
+    is_error: bool
+    error_kind: str | None
+    bytes: str
+
+
+@dataclass(frozen=True)
+class TurnBar:
+    """One model request in the turn diagram; widths are shares of the run's widest request (0–1000)."""
+
+    turn: int
+    has_tokens: bool
+    carried: str
+    new: str
+    input: str
+    output: str
+    cached: str
+    carried_width: int
+    new_width: int
+    output_x: int  # where the output segment starts: after the input, with a small gap
+    output_width: int
+    estimated: bool
+    latency: str
+    tool_calls: list[ToolCallView]
+    final_text: str | None
+    error: str | None
+    alt_text: str
+
+
+@dataclass(frozen=True)
+class TranscriptItem:
+    """One history or output item: a message, a function call, a function result, or text."""
+
+    kind: str
+    title: str
+    body: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class TranscriptTurn:
+    """One request/response pair of the transcript."""
+
+    turn: int
+    meta: str
+    request_items: list[TranscriptItem]
+    output_items: list[TranscriptItem]
+    tool_calls: list[ToolCallView]
+    error: str | None
+
+
+@dataclass(frozen=True)
+class ConversationPage:
+    """conversations/<run>/<conversation>.html: the turn diagram and the full transcript."""
+
+    card: RunCard
+    conversation_id: str
+    case_id: str
+    case_url: str
+    question: str
+    design: str
+    repetition: int
+    attempt: int
+    status: str
+    passed: bool
+    error: str | None
+    budget_hit: str | None
+    has_summary: bool
+    pieces: list[Piece]
+    findings: list[FindingNote]
+    final_text: str | None
+    fields: list[FieldCell]
+    totals: list[tuple[str, str]]
+    scale_note: str
+    turns: list[TurnBar]
+    transcript: list[TranscriptTurn]
+    verdict: str | None
+    others: list[Link]
+
+
+@dataclass(frozen=True)
+class EvidenceItem:
+    """One tool result the conversation gathered, pretty-printed."""
+
+    name: str
+    arguments: str
+    result: str
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """One customer summary to review, beside its evidence."""
+
+    index: int  # 0-based across all review pages; `number` is what people read
+    number: int
+    run_id: str
+    run_label: str
+    conversation_id: str
+    design: str
+    case_id: str
+    case_url: str
+    conversation_url: str
+    repetition: int
+    passed: bool
+    pieces: list[Piece]
+    findings: list[FindingNote]
+    evidence: list[EvidenceItem]
+
+
+@dataclass(frozen=True)
+class ReviewPage:
+    """review.html (and review-<n>.html when there are many summaries)."""
+
+    number: int
+    pages: list[Link]
+    previous: Link | None
+    next: Link | None
+    total: int
+    range_note: str
+    items: list[ReviewItem]
+    data: Markup  # the items' identities and summaries as JSON, for review.js
+    empty_reason: str = ""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell of an offending row; a conversation ID links to its page."""
+
+    text: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One analysis check and its offending rows (formatted as text)."""
+
+    name: str
+    description: str
+    sql_file: str
+    severity: str
+    passed: bool
+    status: str
+    columns: list[str]
+    rows: list[list[Cell]]
+    row_count: int
+    truncated_note: str
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """Every check of one run."""
+
+    card: RunCard
+    passed: bool
+    checks: list[CheckRow]
+    malformed: list[tuple[int, str]]
+    superseded: int
+
+
+@dataclass(frozen=True)
+class CheckReportPage:
+    """checks.html."""
+
+    runs: list[CheckRun]
+
+
+@dataclass(frozen=True)
+class SiteNav:
+    """What every page's header and footer need."""
+
+    version: str
+    built_at: str
+    cases: list[Link] = field(default_factory=list)
+    review_url: str = "review.html"
+    has_review: bool = True
