@@ -28,6 +28,8 @@ def report(build: SiteBuild) -> None:
         if tally.applied == 0 and (tally.stale or tally.unknown):
             click.echo("warning: no verdict in the reviews file(s) matches a summary of this site: were they "
                        "exported from another run, or did the summaries change?", err=True)
+    for difference in build.mixed:
+        click.echo(f"warning: mixed runs ({difference}); the site says so", err=True)
     click.echo(f"site: {build.index}")
 
 
@@ -37,25 +39,29 @@ def report(build: SiteBuild) -> None:
               show_default=True, help="Folder to write the site into (replaced if wismo built it before).")
 @click.option("--reviews", "review_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="A reviews file exported from the review page; repeat for several. Counts show per design.")
+@click.option("--allow-mixed", is_flag=True,
+              help="Allow runs on different datasets or tool definitions on one site (marked as mixed).")
 @click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Where to find the newest run when no RUN_DIR is given.")
 def build_site_command(run_dirs: tuple[Path, ...], out_dir: Path, review_files: tuple[Path, ...],
-                       runs_dir: Path) -> None:
+                       allow_mixed: bool, runs_dir: Path) -> None:
     """Build the static report site from recorded runs (default: the newest run in runs/).
 
     Runs the analysis checks first: a run that fails them is shown only with its check report, never
-    with figures. Then writes overview, case, conversation, review and check-report pages that open
-    from disk with no server and no network. Exits 1 when a run failed validation.
+    with figures. Several runs (other models, providers or settings) compare side by side; runs on
+    different datasets or tool definitions are refused unless --allow-mixed. Then writes overview,
+    case, conversation, review and check-report pages that open from disk with no server and no
+    network. Exits 1 when a run failed validation.
 
     Example:
 
     \b
         wismo build-site                        # the newest run in runs/ -> out/site/
-        wismo build-site runs/a runs/b --out /tmp/site
+        wismo build-site runs/gpt runs/claude --out /tmp/site   # two models side by side
         wismo build-site --reviews ~/Downloads/wismo-reviews.json
     """
     dirs = list(run_dirs) or [newest_run(runs_dir)]
-    build = build_from_runs(dirs, out_dir, review_files)
+    build = build_from_runs(dirs, out_dir, review_files, allow_mixed=allow_mixed)
     report(build)
     if not all(v.passed for v in build.validations):
         sys.exit(1)

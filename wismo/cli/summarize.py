@@ -68,7 +68,8 @@ def summary_lines(summary: RunSummary) -> list[str]:
                        [[d.design, *(cell(d.pass_hat_k.get(k), 3) for k in ks)] for d in summary.designs])
         lines.append("")
     if summary.claim_findings:
-        kinds = [*sorted({k for counts in summary.claim_findings.values() for k in counts} - {"any"}), "any"]
+        kinds = [*sorted({k for counts in summary.claim_findings.values() for k in counts} - {"any", "checked"}),
+                 "any", "checked"]
         lines += table(["summaries with claim findings", *kinds],
                        [[design, *(cell(counts.get(k, 0)) for k in kinds)]
                         for design, counts in summary.claim_findings.items()])

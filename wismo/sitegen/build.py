@@ -64,8 +64,12 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                details_by_run: Mapping[str, Sequence[ConversationDetail]], out_dir: Path,
                reviews: Sequence[ReviewEntry] | None = None,
                findings_by_run: Mapping[str, Mapping[str, list[dict[str, Any]]]] | None = None,
-               *, built_at: str | None = None) -> Path:
-    """Write the static site into `out_dir` and return the path of its index.html."""
+               *, built_at: str | None = None, mixed: Sequence[str] = ()) -> Path:
+    """Write the static site into `out_dir` and return the path of its index.html.
+
+    `mixed` lists how the runs differ when they were allowed to mix datasets or tool definitions; every
+    page that compares runs then says so.
+    """
     if not validations:
         raise SiteError("no runs to build a site from")
     out_dir = Path(out_dir)
@@ -84,7 +88,7 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     env = make_environment(source / TEMPLATES_DIR)
     nav = SiteNav(version=__version__, built_at=built_at or datetime.now(UTC).isoformat(timespec="seconds"),
                   cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
-    common = {"assets": copy_static(source, out_dir), "nav": nav}
+    common = {"assets": copy_static(source, out_dir), "nav": nav, "mixed": list(mixed)}
     invalid = [data.cards[run_id] for run_id in data.invalid_ids]
     _write(env, "overview.html", out_dir / "index.html", "", page=pages["overview"], invalid_runs=invalid, **common)
     for case in pages["cases"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,7 @@ from analysis.model import ConversationDetail, RunValidation
 from recorder.errors import WismoError
 from recorder.runlog import read_manifest
 from wismo.sitegen.build import build_site
+from wismo.sitegen.mixing import check_mixing
 from wismo.sitegen.reviews import ReviewTally, fold_reviews, load_reviews
 
 ANALYSIS_FUNCTIONS = ("validate_runs", "summarize_runs", "conversation_details")
@@ -25,6 +26,7 @@ class SiteBuild:
     index: Path
     validations: list[RunValidation]
     reviews: ReviewTally | None
+    mixed: list[str] = field(default_factory=list)
 
 
 def _started_at(manifest: dict[str, Any]) -> datetime:
@@ -64,12 +66,13 @@ def analysis_functions() -> dict[str, Callable[..., Any]]:
 
 
 def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Sequence[Path] = (),
-                    functions: dict[str, Callable[..., Any]] | None = None) -> SiteBuild:
+                    functions: dict[str, Callable[..., Any]] | None = None, allow_mixed: bool = False) -> SiteBuild:
     """Validate every run, summarize the valid ones, gather their conversations, then build the site."""
     functions = functions or analysis_functions()
     # Bad review files fail before any work, with the file and entry named.
     entries = load_reviews(review_files) if review_files else None
     validations: list[RunValidation] = list(functions["validate_runs"](list(run_dirs)))
+    mixed = check_mixing([v.run for v in validations], allow_mixed)
     valid = [v for v in validations if v.passed]
     summaries = list(functions["summarize_runs"]([v.run.run_dir for v in valid])) if valid else []
     details: dict[str, list[ConversationDetail]] = {}
@@ -83,9 +86,10 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     findings = {}
     if functions.get("claim_findings") is not None:
         findings = {v.run.run_id: functions["claim_findings"](v.run.run_dir) for v in valid}
-    index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings)
+    index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
+                       mixed=mixed)
     tally = None
     if entries is not None:
         shown = {s.run.run_id for s in summaries}
         tally = fold_reviews(entries, {run_id: d for run_id, d in details.items() if run_id in shown})
-    return SiteBuild(index=index, validations=validations, reviews=tally)
+    return SiteBuild(index=index, validations=validations, reviews=tally, mixed=mixed)

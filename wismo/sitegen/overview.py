@@ -18,6 +18,7 @@ from wismo.sitegen.pages import (
     FindingCount,
     HeadlineRow,
     HeadlineTable,
+    ModelDesignRow,
     OverviewPage,
     OverviewRun,
     ReviewImport,
@@ -126,7 +127,7 @@ def _overview_run(data: SiteData, run_id: str) -> OverviewRun:
         status = f"Both designs returned the same evidence for all {len(deterministic)} orders."
     else:
         status = f"The designs' evidence differs for {sum(not o.matched for o in summary.deterministic)} orders."
-    kinds = sorted({kind for by_kind in summary.claim_findings.values() for kind in by_kind})
+    kinds = sorted({kind for by_kind in summary.claim_findings.values() for kind in by_kind} - {"checked"})
     findings = [FindingCount(kind, [fmt.count(summary.claim_findings.get(d, {}).get(kind, 0)) for d in designs])
                 for kind in kinds]
     reviews = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]
@@ -159,6 +160,37 @@ def _design_tools(data: SiteData) -> list[DesignTools]:
     return result
 
 
+def _median(summary: RunSummary, design: str, metric: str) -> str:
+    metrics = next((m for m in summary.designs if m.design == design), None)
+    stat = metrics.stats.get(metric) if metrics else None
+    return fmt.metric(metric, stat.median) if stat is not None and stat.median is not None else fmt.DASH
+
+
+def model_table(data: SiteData) -> list[ModelDesignRow]:
+    """Every valid run × design in one table (only when the site holds several runs)."""
+    if len(data.valid_ids) < 2:
+        return []
+    rows = []
+    for run_id in data.valid_ids:
+        summary, card = data.summaries[run_id], data.cards[run_id]
+        baseline = summary.run.designs[0]
+        savings = {c.other: c for c in summary.comparisons if c.metric == "totalTokens" and c.baseline == baseline}
+        for metrics in summary.designs:
+            design = metrics.design
+            saving = savings.get(design)
+            checked = summary.claim_findings.get(design)
+            rows.append(ModelDesignRow(
+                run_id=run_id, model=card.label, is_language_model=card.is_language_model, design=design,
+                passed=f"{metrics.passed}/{metrics.conversations} ({fmt.share(metrics.pass_rate)})",
+                turns=_median(summary, design, "turns"), tool_calls=_median(summary, design, "toolCalls"),
+                total_tokens=_median(summary, design, "totalTokens"), time=_median(summary, design, "elapsedMs"),
+                saving=(f"{fmt.pct(saving.saving_pct)} vs {baseline}" if saving is not None
+                        else "(baseline)" if design == baseline else fmt.DASH),
+                findings=(f"{checked.get('any', 0)} of {checked['checked']}" if checked and "checked" in checked
+                          else "not checked")))
+    return rows
+
+
 def build_overview(data: SiteData, review_import: ReviewImport | None) -> OverviewPage:
     """index.html's data; runs that failed validation appear only as a banner and a link to their checks."""
     columns = data.columns()
@@ -177,4 +209,4 @@ def build_overview(data: SiteData, review_import: ReviewImport | None) -> Overvi
         case_columns=[data.column_head(run_id, design) for run_id, design in columns],
         cases=cases, designs=_design_tools(data),
         instructions=_grouped([(v.run.run_id, v.run.instructions) for v in data.validations]),
-        reviews=review_import)
+        reviews=review_import, model_table=model_table(data))

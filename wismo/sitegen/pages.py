@@ -179,6 +179,23 @@ class OverviewRun:
 
 
 @dataclass(frozen=True)
+class ModelDesignRow:
+    """One (run, design) in the model × design table of a site holding several runs."""
+
+    run_id: str
+    model: str  # `model · provider`, the offline policy labelled as not a language model
+    is_language_model: bool
+    design: str
+    passed: str
+    turns: str
+    tool_calls: str
+    total_tokens: str
+    time: str
+    saving: str  # total tokens saved over the run's first design, on the medians
+    findings: str  # summaries with at least one claim-check finding
+
+
+@dataclass(frozen=True)
 class ReviewImport:
     """What folding `--reviews` files into this build did."""
 
@@ -202,6 +219,7 @@ class OverviewPage:
     designs: list[DesignTools]
     instructions: list[tuple[str, str]]  # (runs, text)
     reviews: ReviewImport | None
+    model_table: list[ModelDesignRow] = field(default_factory=list)  # filled when several runs are shown
 
 
 @dataclass(frozen=True)
