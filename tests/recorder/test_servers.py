@@ -180,3 +180,20 @@ def test_server_with_a_bad_dataset_exits_with_a_clear_message(make_dataset):
     assert done.returncode == 2
     assert "records.json: orders[0].items[0].quantity: must be a positive integer" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_wismo_serve_answers_a_real_mcp_client(make_dataset):
+    import os
+    folder = make_dataset()
+    params = StdioServerParameters(command=sys.executable, args=["-m", "wismo.cli", "serve", "granular",
+                                                                  "--dataset", str(folder)],
+                                   env={"PYTHONPATH": os.environ["PYTHONPATH"]})
+
+    async def go():
+        async with Client(params) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            result = await client.call_tool("get_tracking", {"trackingId": "TRK-1005-A"})
+            return names, result
+    names, result = run(go())
+    assert names == ["get_order", "get_payment", "get_reservation", "get_tracking"]
+    assert json.loads(result.content[0].text)["availability"] == "unavailable"
