@@ -59,4 +59,7 @@ def sample_copy(tmp_path: Path) -> RunCopy:
     """A fresh copy of runs/sample-offline."""
     target = tmp_path / "sample-offline"
     shutil.copytree(SAMPLE_RUN, target)
+    # The planted faults are in the events; the derived claims file would also (rightly) flag the
+    # conversations a fault removes, so it is left out; tests of claims.jsonl write their own.
+    (target / "claims.jsonl").unlink(missing_ok=True)
     return RunCopy(target)

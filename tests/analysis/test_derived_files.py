@@ -89,7 +89,8 @@ def test_claim_findings_per_design_and_per_conversation(hand_run):
     [validation] = validate_runs([hand_run])
     assert validation.passed, [(c.name, c.rows) for c in validation.checks if c.row_count]
     [summary] = summarize_runs([hand_run])
-    assert summary.claim_findings == {"granular": {"any": 2, "unknown_sku": 1, "unsupported_date": 1}}
+    assert summary.claim_findings == {"granular": {"any": 2, "checked": 2, "unknown_sku": 1, "unsupported_date": 1},
+                                      "focused": {"checked": 1}}
     found = claim_findings(hand_run)
     assert set(found) == {"A.granular.r1", "B.granular.r2"}
     assert [f["start"] for f in found["A.granular.r1"]] == [3, 30]
@@ -106,3 +107,13 @@ def test_claim_lines_are_checked(hand_run):
 def test_no_claims_file_means_no_findings(hand_run):
     assert claim_findings(hand_run) == {}
     assert summarize_runs([hand_run])[0].claim_findings == {}
+
+
+def test_the_committed_sample_run_passes_with_its_claims_file():
+    from tests.analysis.conftest import SAMPLE_RUN
+    assert (SAMPLE_RUN / "claims.jsonl").exists()
+    [validation] = validate_runs([SAMPLE_RUN])
+    assert validation.passed, [(c.name, c.rows[:3]) for c in validation.checks if not c.passed]
+    [summary] = summarize_runs([SAMPLE_RUN])
+    assert {design: counts["checked"] for design, counts in summary.claim_findings.items()} == \
+        {"granular": 21, "focused": 21}
