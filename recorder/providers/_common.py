@@ -31,7 +31,7 @@ def read_key(env: str, *, vendor: str, required: bool = True) -> ApiKey:
     value = os.environ.get(env) or None
     if value is None and required:
         raise WismoError(f"{env} is not set: export your {vendor} API key in {env} "
-                         f"(or name another variable with api_key_env)")
+                         f"(or name another variable with --api-key-env)")
     return ApiKey(env, value)
 
 
