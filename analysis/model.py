@@ -215,3 +215,13 @@ class ConversationDetail:
     total_tokens: int | None
     elapsed_ms: float
     turn_details: list[TurnDetail]
+
+
+@dataclass(frozen=True)
+class RunAnalysis:
+    """One run, loaded once: its validation, its summary when it passed, and optionally its conversations."""
+
+    validation: RunValidation
+    summary: RunSummary | None  # None when the run failed validation
+    details: list[ConversationDetail] | None = None  # None unless asked for, or unreadable in a failed run
+    findings: dict[str, list[dict[str, Any]]] | None = None  # conversationId -> claim findings (passed runs)

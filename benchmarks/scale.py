@@ -23,14 +23,14 @@ print(con.execute("select count(*) from read_json(?, format='newline_delimited',
                   [path]).fetchall()[0][0])
 """
 
+# What `wismo summarize` and build-site do: every check, then the metrics, on one load of the run.
 VALIDATE_AND_SUMMARIZE = """
 import sys
 from pathlib import Path
-from analysis import summarize_runs, validate_runs
-run = Path(sys.argv[1])
-[validation] = validate_runs([run])
-assert validation.passed, [c.name for c in validation.checks if not c.passed]
-summarize_runs([run])
+from analysis import analyze_runs
+[analysis] = analyze_runs([Path(sys.argv[1])])
+assert analysis.validation.passed, [c.name for c in analysis.validation.checks if not c.passed]
+assert analysis.summary is not None
 """
 
 
