@@ -25,6 +25,8 @@ from recorder.runlog import (
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 20261008
+# read_json's buffer once a line is too long for the default one (see load_run.sql); lines up to 256 MiB.
+LARGE_OBJECT_SIZE = 268435456
 
 
 def sql_text(name: str) -> str:
@@ -76,7 +78,7 @@ class RunDatabase:
         [self.info] = self.query_dicts("run_info.sql")
 
     def _load(self) -> None:
-        self.run_script("load_run.sql")
+        self.run_reading_script("load_run.sql")
         version = self.scalar("SELECT schema_version FROM run_manifest")
         if version != SCHEMA_VERSION:
             raise RunFormatError(f"{self.run_dir / MANIFEST_FILE}: schema version {version!r}; "
@@ -100,6 +102,16 @@ class RunDatabase:
     def run_script(self, name: str) -> None:
         """Run every statement of a SQL file (loads, views, tables)."""
         self.con.execute(sql_text(name)).fetchall()
+
+    def run_reading_script(self, name: str) -> None:
+        """Run a SQL file that reads events.jsonl, again with room for 256 MiB lines if a line did not fit."""
+        try:
+            self.run_script(name)
+        except duckdb.InvalidInputException as exc:
+            if "maximum_object_size" not in str(exc) or self.scalar("SELECT getvariable('maximum_object_size')"):
+                raise
+            self.con.execute(f"SET VARIABLE maximum_object_size = {LARGE_OBJECT_SIZE}")
+            self.run_script(name)
 
     def scalar(self, sql: str) -> Any:
         """One value from a one-row query (used for the census flag only)."""

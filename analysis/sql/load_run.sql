@@ -15,6 +15,12 @@
 -- reads it for the conversation pages), and every figure a check or a metric needs is added up
 -- per (conversation, attempt) on the way. Checks then look at ~one row per conversation.
 -- Lines that are not JSON become all-NULL rows (ignore_errors) and are counted, never dropped.
+--
+-- maximum_object_size is also read_json's buffer size, so it stays at DuckDB's default of 16 MiB
+-- unless the variable maximum_object_size says otherwise: a 256 MiB buffer leaves one buffer per
+-- 256 MiB of file for the threads to share (a 100 MB file is read by one thread) and costs a fifth
+-- more time at any size. A longer line can make read_json stop with an error (it never drops the
+-- line); wismo then sets the variable to 268435456 (lines up to 256 MiB) and runs the file again.
 
 CREATE OR REPLACE TABLE run_manifest AS
 SELECT m.runId AS run_id, m.schemaVersion AS schema_version, m.designs, m.repetitions,
@@ -92,7 +98,8 @@ WITH lines AS (
                    THEN 'conversation_finished without score or claimed'
            END AS shape_problem
     FROM read_json(getvariable('run_dir') || '/events.jsonl', format = 'newline_delimited',
-                   ignore_errors = true, maximum_object_size = 268435456, columns = {
+                   ignore_errors = true,
+                   maximum_object_size = coalesce(getvariable('maximum_object_size'), 16777216), columns = {
         v: 'VARCHAR', type: 'VARCHAR', runId: 'VARCHAR', ts: 'VARCHAR',
         conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
         caseId: 'VARCHAR', design: 'VARCHAR', repetition: 'BIGINT', pairIndex: 'BIGINT',
