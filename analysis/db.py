@@ -12,7 +12,6 @@ from typing import Any
 import duckdb
 
 from recorder.errors import RunFormatError
-from recorder.events import SCHEMA_VERSION
 from recorder.runlog import (
     CLAIMS_FILE,
     COMPARISON_FILE,
@@ -21,6 +20,7 @@ from recorder.runlog import (
     SCORES_FILE,
     read_manifest,
 )
+from recorder.schema import SCHEMA_VERSION
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000
