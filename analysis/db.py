@@ -130,13 +130,15 @@ class RunDatabase:
         return [dict(zip(columns, row, strict=True)) for row in rows]
 
     def query_limited(self, name: str, limit: int) -> tuple[list[str], list[tuple[Any, ...]], int]:
-        """Run a query file into a temporary table; return columns, its first rows and its row count."""
+        """Run a query file; return its column names, its first `limit` rows and how many rows it has."""
+        cursor = self.con.execute(sql_text(name))
+        columns = [column[0] for column in cursor.description or []]
+        rows = cursor.fetchmany(limit + 1)
+        if len(rows) <= limit:
+            return columns, rows, len(rows)
+        # More rows than are shown (a failing check): count them in DuckDB instead of fetching them all.
         statement = sql_text(name).strip().rstrip(";")
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE query_rows AS\n{statement}\n").fetchall()
-        total = self.scalar("SELECT count(*) FROM query_rows")
-        cursor = self.con.execute(f"SELECT * FROM query_rows LIMIT {int(limit)}")
-        rows = cursor.fetchall()
-        return [column[0] for column in cursor.description or []], rows, int(total)
+        return columns, rows[:limit], int(self.scalar(f"SELECT count(*) FROM (\n{statement}\n)"))
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
