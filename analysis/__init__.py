@@ -37,30 +37,34 @@ def validate_runs(run_dirs: Sequence[Path]) -> list[RunValidation]:
 
 
 def summarize_runs(run_dirs: Sequence[Path], *, bootstrap_resamples: int = DEFAULT_RESAMPLES,
-                   seed: int = DEFAULT_SEED) -> list[RunSummary]:
-    """The metrics of every run, each validated first; RunValidationError if one fails its checks."""
+                   seed: int = DEFAULT_SEED, paired: bool = True) -> list[RunSummary]:
+    """The metrics of every run, each validated first; RunValidationError if one fails its checks.
+
+    paired=False leaves RunSummary.paired None instead of building one row per (case, repetition).
+    """
     summaries = []
     for run_dir in run_dirs:
         with RunDatabase(Path(run_dir), bootstrap_resamples=bootstrap_resamples, seed=seed) as db:
             validation = validate(db)
             if not validation.passed:
                 raise RunValidationError(validation)
-            summaries.append(metrics.summarize(db, validation.run))
+            summaries.append(metrics.summarize(db, validation.run, paired=paired))
     return summaries
 
 
-def analyze_runs(run_dirs: Sequence[Path], *, details: bool = False, bootstrap_resamples: int = DEFAULT_RESAMPLES,
-                 seed: int = DEFAULT_SEED) -> list[RunAnalysis]:
+def analyze_runs(run_dirs: Sequence[Path], *, details: bool = False, paired: bool = True,
+                 bootstrap_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[RunAnalysis]:
     """Validate every run and summarize those that pass, loading each run once; details adds its conversations.
 
     With details, a run that passed also gets its conversations and claim findings; a run that failed gets its
     conversations when they can be read (its check report tells why they may not) and no findings.
+    paired=False leaves RunSummary.paired None, as summarize_runs does.
     """
     analyses = []
     for run_dir in run_dirs:
         with RunDatabase(Path(run_dir), bootstrap_resamples=bootstrap_resamples, seed=seed) as db:
             validation = validate(db)
-            summary = metrics.summarize(db, validation.run) if validation.passed else None
+            summary = metrics.summarize(db, validation.run, paired=paired) if validation.passed else None
             conversations = findings = None
             if details:
                 try:

@@ -146,7 +146,7 @@ class RunSummary:
     run: RunInfo
     designs: list[DesignMetrics]
     comparisons: list[MetricComparison]
-    paired: list[PairedRow]
+    paired: list[PairedRow] | None  # None when the caller did not ask for them (summarize(paired=False))
     deterministic: list[DeterministicOrder]
     deterministic_passed: bool | None  # None when the file is absent
     claim_findings: dict[str, dict[str, int]] = field(default_factory=dict)  # design -> kind -> summaries

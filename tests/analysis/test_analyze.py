@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from analysis import analyze_runs, claim_findings, conversation_details, summarize_runs, validate_runs
 from tests.analysis.conftest import SAMPLE_RUN
 
@@ -27,3 +29,12 @@ def test_a_failing_run_is_a_result_without_a_summary(sample_copy):
     assert analysis.validation == validate_runs([sample_copy.path])[0]
     assert analysis.summary is None and analysis.findings is None
     assert analysis.details is not None  # the conversations still read; the site shows them under the banner
+
+
+def test_paired_rows_only_when_asked_for():
+    [full] = summarize_runs([SAMPLE_RUN])
+    [lean] = summarize_runs([SAMPLE_RUN], paired=False)
+    assert full.paired and lean.paired is None
+    assert dataclasses.replace(lean, paired=full.paired) == full
+    [analysis] = analyze_runs([SAMPLE_RUN], paired=False)
+    assert analysis.summary == lean

@@ -24,7 +24,7 @@ def fake_analysis(*sites):
     details_by_run = {run: d for s in sites for run, d in s["details_by_run"].items()}
     findings = factories.findings_fixture()
 
-    def analyze_runs(dirs, details=False):
+    def analyze_runs(dirs, details=False, paired=True):
         names = [Path(d).name for d in dirs]
         return [RunAnalysis(validations[name], summaries.get(name), details_by_run.get(name) if details else None,
                             findings.get(name, {}) if details and name in summaries else None)

@@ -67,8 +67,9 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     functions = functions or analysis_functions()
     # Bad review files fail before any work, with the file and entry named.
     entries = load_reviews(review_files) if review_files else None
-    # One load per run serves its checks, its figures and its conversation pages.
-    analyses: list[RunAnalysis] = list(functions["analyze_runs"](list(run_dirs), details=True))
+    # One load per run serves its checks, its figures and its conversation pages; no page shows the
+    # paired rows (one per case and repetition), so they are not built.
+    analyses: list[RunAnalysis] = list(functions["analyze_runs"](list(run_dirs), details=True, paired=False))
     validations = [a.validation for a in analyses]
     summaries = [a.summary for a in analyses if a.summary is not None]
     details: dict[str, list[ConversationDetail]] = {a.validation.run.run_id: a.details for a in analyses
