@@ -12,7 +12,6 @@ from typing import Any
 import duckdb
 
 from recorder.errors import RunFormatError
-from recorder.events import SCHEMA_VERSION
 from recorder.runlog import (
     CLAIMS_FILE,
     COMPARISON_FILE,
@@ -21,10 +20,13 @@ from recorder.runlog import (
     SCORES_FILE,
     read_manifest,
 )
+from recorder.schema import SCHEMA_VERSION
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 20261008
+# read_json's buffer once a line is too long for the default one (see load_run.sql); lines up to 256 MiB.
+LARGE_OBJECT_SIZE = 268435456
 
 
 def sql_text(name: str) -> str:
@@ -76,7 +78,7 @@ class RunDatabase:
         [self.info] = self.query_dicts("run_info.sql")
 
     def _load(self) -> None:
-        self.run_script("load_run.sql")
+        self.run_reading_script("load_run.sql")
         version = self.scalar("SELECT schema_version FROM run_manifest")
         if version != SCHEMA_VERSION:
             raise RunFormatError(f"{self.run_dir / MANIFEST_FILE}: schema version {version!r}; "
@@ -101,6 +103,16 @@ class RunDatabase:
         """Run every statement of a SQL file (loads, views, tables)."""
         self.con.execute(sql_text(name)).fetchall()
 
+    def run_reading_script(self, name: str) -> None:
+        """Run a SQL file that reads events.jsonl, again with room for 256 MiB lines if a line did not fit."""
+        try:
+            self.run_script(name)
+        except duckdb.InvalidInputException as exc:
+            if "maximum_object_size" not in str(exc) or self.scalar("SELECT getvariable('maximum_object_size')"):
+                raise
+            self.con.execute(f"SET VARIABLE maximum_object_size = {LARGE_OBJECT_SIZE}")
+            self.run_script(name)
+
     def scalar(self, sql: str) -> Any:
         """One value from a one-row query (used for the census flag only)."""
         row = self.con.execute(sql).fetchone()
@@ -118,13 +130,15 @@ class RunDatabase:
         return [dict(zip(columns, row, strict=True)) for row in rows]
 
     def query_limited(self, name: str, limit: int) -> tuple[list[str], list[tuple[Any, ...]], int]:
-        """Run a query file into a temporary table; return columns, its first rows and its row count."""
+        """Run a query file; return its column names, its first `limit` rows and how many rows it has."""
+        cursor = self.con.execute(sql_text(name))
+        columns = [column[0] for column in cursor.description or []]
+        rows = cursor.fetchmany(limit + 1)
+        if len(rows) <= limit:
+            return columns, rows, len(rows)
+        # More rows than are shown (a failing check): count them in DuckDB instead of fetching them all.
         statement = sql_text(name).strip().rstrip(";")
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE query_rows AS\n{statement}\n").fetchall()
-        total = self.scalar("SELECT count(*) FROM query_rows")
-        cursor = self.con.execute(f"SELECT * FROM query_rows LIMIT {int(limit)}")
-        rows = cursor.fetchall()
-        return [column[0] for column in cursor.description or []], rows, int(total)
+        return columns, rows[:limit], int(self.scalar(f"SELECT count(*) FROM (\n{statement}\n)"))
 
     def close(self) -> None:
         """Close the connection (idempotent)."""

@@ -16,7 +16,7 @@ def _json(value: str | None) -> Any:
 
 def conversations(db: RunDatabase) -> list[ConversationDetail]:
     """Every finished conversation (live attempt) with its turns and tool calls (reads the heavy fields)."""
-    db.run_script("load_details.sql")
+    db.run_reading_script("load_details.sql")
     calls: dict[tuple[str, int, int], list[ToolCallDetail]] = {}
     for row in db.query_dicts("tool_call_rows.sql"):
         calls.setdefault((row["conversation_id"], row["attempt"], row["turn"]), []).append(ToolCallDetail(

@@ -146,7 +146,7 @@ class RunSummary:
     run: RunInfo
     designs: list[DesignMetrics]
     comparisons: list[MetricComparison]
-    paired: list[PairedRow]
+    paired: list[PairedRow] | None  # None when the caller did not ask for them (summarize(paired=False))
     deterministic: list[DeterministicOrder]
     deterministic_passed: bool | None  # None when the file is absent
     claim_findings: dict[str, dict[str, int]] = field(default_factory=dict)  # design -> kind -> summaries
@@ -215,3 +215,13 @@ class ConversationDetail:
     total_tokens: int | None
     elapsed_ms: float
     turn_details: list[TurnDetail]
+
+
+@dataclass(frozen=True)
+class RunAnalysis:
+    """One run, loaded once: its validation, its summary when it passed, and optionally its conversations."""
+
+    validation: RunValidation
+    summary: RunSummary | None  # None when the run failed validation
+    details: list[ConversationDetail] | None = None  # None unless asked for, or unreadable in a failed run
+    findings: dict[str, list[dict[str, Any]]] | None = None  # conversationId -> claim findings (passed runs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from recorder.record import RecordOptions, record
 
 TEMPLATE_RUN_ID = "template"
+PAIR = re.compile(r'"pairIndex":\d+,"pairPosition":\d+')
 
 
 def record_template(folder: Path) -> Path:
@@ -69,6 +71,9 @@ def generate_run(template: Path, out: Path, conversations: int, repetitions: int
                         line = line.replace(f'"caseId":"{base["caseId"]}"', f'"caseId":"{case_id}"')
                         line = line.replace('"repetition":1,', f'"repetition":{repetition},')
                         line = line.replace(f'"runId":"{TEMPLATE_RUN_ID}"', f'"runId":"{run_id}"')
+                        if '"type":"conversation_started"' in line:
+                            # the plan pairs conversations anew; check_plan_coverage holds the line to it
+                            line = PAIR.sub(f'"pairIndex":{pair_index},"pairPosition":{position}', line)
                         events.write(line + "\n")
                 pair_index += 1
         events.write(json.dumps({"v": 1, "type": "run_finished", "runId": run_id, "ts": manifest["finishedAt"],

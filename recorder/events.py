@@ -11,7 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-SCHEMA_VERSION = 1
+from recorder.schema import SCHEMA_VERSION
+
 MANIFEST_VERSION = 1
 
 Status = Literal["answered", "invalid_answer", "provider_error", "tool_error", "budget_exhausted", "timeout"]

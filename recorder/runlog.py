@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder.errors import RunFormatError
-from recorder.events import SCHEMA_VERSION
+from recorder.schema import SCHEMA_VERSION
 
 MANIFEST_FILE = "manifest.json"
 EVENTS_FILE = "events.jsonl"

@@ -2,11 +2,13 @@
 -- history items (newItems), output items, tool arguments and result text, latencies, errors, the
 -- final text and the whole parsed answer. A second pass over the file, run only when a page needs
 -- it (validation and the metrics never do). Run after load_run.sql; views.sql's model_requests,
--- tool_calls and turn_tokens read it.
+-- tool_calls and turn_tokens read it. maximum_object_size is set as in load_run.sql (which explains
+-- why it starts at 16 MiB and when wismo raises it).
 INSERT INTO event_details BY NAME
 SELECT * EXCLUDE (runId)
 FROM read_json(getvariable('run_dir') || '/events.jsonl', format = 'newline_delimited',
-               ignore_errors = true, maximum_object_size = 268435456, columns = {
+               ignore_errors = true,
+               maximum_object_size = coalesce(getvariable('maximum_object_size'), 16777216), columns = {
     type: 'VARCHAR', runId: 'VARCHAR', conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
     turn: 'BIGINT', historyLength: 'BIGINT', requestBytes: 'BIGINT', newItems: 'JSON',
     outputItems: 'JSON',

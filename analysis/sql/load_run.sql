@@ -15,6 +15,12 @@
 -- reads it for the conversation pages), and every figure a check or a metric needs is added up
 -- per (conversation, attempt) on the way. Checks then look at ~one row per conversation.
 -- Lines that are not JSON become all-NULL rows (ignore_errors) and are counted, never dropped.
+--
+-- maximum_object_size is also read_json's buffer size, so it stays at DuckDB's default of 16 MiB
+-- unless the variable maximum_object_size says otherwise: a 256 MiB buffer leaves one buffer per
+-- 256 MiB of file for the threads to share (a 100 MB file is read by one thread) and costs a fifth
+-- more time at any size. A longer line can make read_json stop with an error (it never drops the
+-- line); wismo then sets the variable to 268435456 (lines up to 256 MiB) and runs the file again.
 
 CREATE OR REPLACE TABLE run_manifest AS
 SELECT m.runId AS run_id, m.schemaVersion AS schema_version, m.designs, m.repetitions,
@@ -55,6 +61,9 @@ FROM (SELECT unnest(plan) AS p FROM run_manifest);
 -- 1..n (hash_prefix in views.sql) they tell whether the values are exactly 1..n, each once, without
 -- a per-value count (a distinct count would cost a quarter of the scan; a false match needs two
 -- 64-bit hash sums to collide).
+-- The per-type figures are written agg(CASE WHEN type = ... THEN x END), not agg(x) FILTER (WHERE
+-- type = ...): the same rows count (min, max, sum and any_value skip NULLs), and DuckDB does it
+-- 7 % faster at 100k conversations and 13 % at 10k. list() keeps NULLs, so it keeps its FILTER.
 CREATE OR REPLACE TABLE event_groups AS
 WITH lines AS (
     SELECT *,
@@ -92,7 +101,8 @@ WITH lines AS (
                    THEN 'conversation_finished without score or claimed'
            END AS shape_problem
     FROM read_json(getvariable('run_dir') || '/events.jsonl', format = 'newline_delimited',
-                   ignore_errors = true, maximum_object_size = 268435456, columns = {
+                   ignore_errors = true,
+                   maximum_object_size = coalesce(getvariable('maximum_object_size'), 16777216), columns = {
         v: 'VARCHAR', type: 'VARCHAR', runId: 'VARCHAR', ts: 'VARCHAR',
         conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
         caseId: 'VARCHAR', design: 'VARCHAR', repetition: 'BIGINT', pairIndex: 'BIGINT',
@@ -115,39 +125,39 @@ SELECT readable, foreign_run, conversationId AS conversation_id, attempt,
        count_if(type = 'tool_result')::BIGINT AS results,
        count_if(type = 'attempt_superseded')::BIGINT AS superseded_marks,
        count_if(type = 'run_started')::BIGINT AS run_started_lines,
-       any_value(planned) FILTER (WHERE type = 'run_started') AS planned,
+       any_value(CASE WHEN type = 'run_started' THEN planned END) AS planned,
        list(repairedLine) FILTER (WHERE type = 'run_resumed' AND repairedLine IS NOT NULL) AS repaired_lines,
        count_if(shape_problem IS NOT NULL)::BIGINT AS shape_problems,
        any_value(shape_problem) AS shape_problem,
-       min(seq) FILTER (WHERE in_conversation) AS seq_min,
-       max(seq) FILTER (WHERE in_conversation) AS seq_max,
-       sum(hash(seq)::HUGEINT) FILTER (WHERE in_conversation) AS seq_hash,
-       min(seq) FILTER (WHERE type = 'conversation_started') AS started_seq,
-       max(seq) FILTER (WHERE type = 'conversation_finished') AS finished_seq,
-       any_value(ts) FILTER (WHERE type = 'conversation_started') AS started_ts,
-       any_value(ts) FILTER (WHERE type = 'conversation_finished') AS finished_ts,
-       min(turn) FILTER (WHERE type = 'model_request') AS request_turn_min,
-       max(turn) FILTER (WHERE type = 'model_request') AS request_turn_max,
-       sum(hash(turn)::HUGEINT) FILTER (WHERE type = 'model_request') AS request_turn_hash,
-       sum(hash(turn)::HUGEINT) FILTER (WHERE type = 'model_response') AS response_turn_hash,
-       min(turn) FILTER (WHERE type IN ('model_response', 'tool_call', 'tool_result')) AS step_turn_min,
-       max(turn) FILTER (WHERE type IN ('model_response', 'tool_call', 'tool_result')) AS step_turn_max,
-       sum(hash(turn, callId)::HUGEINT) FILTER (WHERE type = 'tool_call') AS call_hash,
-       sum(hash(turn, callId)::HUGEINT) FILTER (WHERE type = 'tool_result') AS result_hash,
-       sum(usage.inputTokens) FILTER (WHERE type = 'model_response') AS input_tokens,
-       sum(usage.outputTokens) FILTER (WHERE type = 'model_response') AS output_tokens,
-       sum(usage.cachedTokens) FILTER (WHERE type = 'model_response') AS cached_tokens,
-       any_value(caseId) FILTER (WHERE type = 'conversation_started') AS case_id,
-       any_value(design) FILTER (WHERE type = 'conversation_started') AS design,
-       any_value(repetition) FILTER (WHERE type = 'conversation_started') AS repetition,
-       any_value(pairIndex) FILTER (WHERE type = 'conversation_started') AS pair_index,
-       any_value(pairPosition) FILTER (WHERE type = 'conversation_started') AS pair_position,
-       any_value(status) FILTER (WHERE type = 'conversation_finished') AS status,
-       any_value(budgetHit) FILTER (WHERE type = 'conversation_finished') AS budget_hit,
-       any_value(error) FILTER (WHERE type = 'conversation_finished') AS error,
-       any_value(assessment) FILTER (WHERE type = 'conversation_finished') AS assessment_json,
-       any_value(score) FILTER (WHERE type = 'conversation_finished') AS score_json,
-       any_value(claimed) FILTER (WHERE type = 'conversation_finished') AS claimed_json
+       min(CASE WHEN in_conversation THEN seq END) AS seq_min,
+       max(CASE WHEN in_conversation THEN seq END) AS seq_max,
+       sum(CASE WHEN in_conversation THEN hash(seq)::HUGEINT END) AS seq_hash,
+       min(CASE WHEN type = 'conversation_started' THEN seq END) AS started_seq,
+       max(CASE WHEN type = 'conversation_finished' THEN seq END) AS finished_seq,
+       any_value(CASE WHEN type = 'conversation_started' THEN ts END) AS started_ts,
+       any_value(CASE WHEN type = 'conversation_finished' THEN ts END) AS finished_ts,
+       min(CASE WHEN type = 'model_request' THEN turn END) AS request_turn_min,
+       max(CASE WHEN type = 'model_request' THEN turn END) AS request_turn_max,
+       sum(CASE WHEN type = 'model_request' THEN hash(turn)::HUGEINT END) AS request_turn_hash,
+       sum(CASE WHEN type = 'model_response' THEN hash(turn)::HUGEINT END) AS response_turn_hash,
+       min(CASE WHEN type IN ('model_response', 'tool_call', 'tool_result') THEN turn END) AS step_turn_min,
+       max(CASE WHEN type IN ('model_response', 'tool_call', 'tool_result') THEN turn END) AS step_turn_max,
+       sum(CASE WHEN type = 'tool_call' THEN hash(turn, callId)::HUGEINT END) AS call_hash,
+       sum(CASE WHEN type = 'tool_result' THEN hash(turn, callId)::HUGEINT END) AS result_hash,
+       sum(CASE WHEN type = 'model_response' THEN usage.inputTokens END) AS input_tokens,
+       sum(CASE WHEN type = 'model_response' THEN usage.outputTokens END) AS output_tokens,
+       sum(CASE WHEN type = 'model_response' THEN usage.cachedTokens END) AS cached_tokens,
+       any_value(CASE WHEN type = 'conversation_started' THEN caseId END) AS case_id,
+       any_value(CASE WHEN type = 'conversation_started' THEN design END) AS design,
+       any_value(CASE WHEN type = 'conversation_started' THEN repetition END) AS repetition,
+       any_value(CASE WHEN type = 'conversation_started' THEN pairIndex END) AS pair_index,
+       any_value(CASE WHEN type = 'conversation_started' THEN pairPosition END) AS pair_position,
+       any_value(CASE WHEN type = 'conversation_finished' THEN status END) AS status,
+       any_value(CASE WHEN type = 'conversation_finished' THEN budgetHit END) AS budget_hit,
+       any_value(CASE WHEN type = 'conversation_finished' THEN error END) AS error,
+       any_value(CASE WHEN type = 'conversation_finished' THEN assessment END) AS assessment_json,
+       any_value(CASE WHEN type = 'conversation_finished' THEN score END) AS score_json,
+       any_value(CASE WHEN type = 'conversation_finished' THEN claimed END) AS claimed_json
 FROM lines
 GROUP BY readable, foreign_run, conversationId, attempt;
 

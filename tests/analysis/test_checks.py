@@ -7,6 +7,7 @@ import json
 import pytest
 
 from analysis import validate_runs
+from analysis.checks import MAX_ROWS
 from analysis.model import RunValidation
 from tests.analysis.conftest import RunCopy, dumps
 
@@ -62,6 +63,21 @@ def test_every_claimed_counter_is_held_to_the_events(sample_copy, counter):
     result = validation(sample_copy)
     assert failing(result) == {"claimed_counters"}
     assert [r["counter"] for r in rows_as_dicts(result, "claimed_counters")] == [counter]
+
+
+def test_a_check_with_more_rows_than_shown_keeps_its_true_count(sample_copy):
+    lines = []
+    for line in sample_copy.lines():
+        event = json.loads(line)
+        if event["type"] == "conversation_finished":
+            event["claimed"].update(turns=event["claimed"]["turns"] + 1, toolCalls=event["claimed"]["toolCalls"] + 1)
+            line = dumps(event)
+        lines.append(line)
+    sample_copy.write_lines(lines)
+    found = check(validation(sample_copy), "claimed_counters")
+    assert found.row_count == 84 and len(found.rows) == MAX_ROWS  # 42 conversations x 2 counters
+    shown = [(r[0], r[2]) for r in found.rows]
+    assert shown == sorted(shown) and shown[:2] == [(shown[0][0], "toolCalls"), (shown[0][0], "turns")]
 
 
 def test_elapsed_within_its_tolerance_passes(sample_copy):

@@ -47,3 +47,14 @@ def test_missing_folder_manifest_and_events_are_clear_errors(tmp_path):
     (tmp_path / "run" / "manifest.json").write_text('{"schemaVersion": 1, "runId": "x"}')
     with pytest.raises(RunFormatError, match=r"events.jsonl: missing"):
         validate_runs([tmp_path / "run"])
+
+
+def test_a_line_longer_than_the_default_read_buffer_is_read_whole(sample_copy):
+    # 40 MB: past read_json's default 16 MiB buffer, so the load runs again with room for 256 MiB lines.
+    long_text = "x" * 40_000_000
+    sample_copy.edit(lambda e: e["type"] == "tool_result", lambda e: e.update(text=long_text))
+    [validation] = validate_runs([sample_copy.path])
+    assert validation.passed, [(c.name, c.rows[:3]) for c in validation.checks if c.row_count]
+    results = [c.result_text for d in conversation_details(sample_copy.path) for t in d.turn_details
+               for c in t.tool_calls]
+    assert long_text in results

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import analysis
+from analysis.model import RunAnalysis
 from tests.site import factories
 from tests.site.test_reviews import entry, write
 from wismo.cli import cli, main
@@ -17,16 +18,19 @@ from wismo.sitegen import from_runs
 
 
 def fake_analysis(*sites):
-    """analysis.* functions answering from factory sites, by run folder name."""
+    """analysis.analyze_runs answering from factory sites, by run folder name."""
     validations = {v.run.run_id: v for s in sites for v in s["validations"]}
     summaries = {s.run.run_id: s for site in sites for s in site["summaries"]}
-    details = {run: d for s in sites for run, d in s["details_by_run"].items()}
-    return {
-        "validate_runs": lambda dirs: [validations[Path(d).name] for d in dirs],
-        "summarize_runs": lambda dirs: [summaries[Path(d).name] for d in dirs if Path(d).name in summaries],
-        "conversation_details": lambda d: details[Path(d).name],
-        "claim_findings": lambda d: factories.findings_fixture().get(Path(d).name, {}),
-    }
+    details_by_run = {run: d for s in sites for run, d in s["details_by_run"].items()}
+    findings = factories.findings_fixture()
+
+    def analyze_runs(dirs, details=False, paired=True):
+        names = [Path(d).name for d in dirs]
+        return [RunAnalysis(validations[name], summaries.get(name), details_by_run.get(name) if details else None,
+                            findings.get(name, {}) if details and name in summaries else None)
+                for name in names]
+
+    return {"analyze_runs": analyze_runs}
 
 
 @pytest.fixture
@@ -112,8 +116,8 @@ def test_a_folder_not_built_by_wismo_is_left_alone(runs, monkeypatch, capsys):
 
 
 def test_missing_analysis_functions_are_named(monkeypatch):
-    monkeypatch.delattr(analysis, "validate_runs", raising=False)
-    with pytest.raises(from_runs.WismoError, match="lacks validate_runs"):
+    monkeypatch.delattr(analysis, "analyze_runs", raising=False)
+    with pytest.raises(from_runs.WismoError, match="lacks analyze_runs"):
         from_runs.analysis_functions()
 
 

@@ -111,7 +111,9 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, bootstrap_resam
         wismo summarize runs/sample-offline --json > summary.json
     """
     try:
-        summaries = summarize_runs(list(run_dirs), bootstrap_resamples=bootstrap_resamples, seed=seed)
+        # The tables do not show the paired rows; only the JSON carries them.
+        summaries = summarize_runs(list(run_dirs), bootstrap_resamples=bootstrap_resamples, seed=seed,
+                                   paired=as_json)
     except RunValidationError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

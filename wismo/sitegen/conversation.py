@@ -32,6 +32,27 @@ def tool_call_view(call: ToolCallDetail) -> ToolCallView:
         is_error=bool(call.is_error), error_kind=call.error_kind, bytes=fmt.count(call.bytes))
 
 
+def call_views(data: SiteData, detail: ConversationDetail, *, last_use: bool = False) -> list[list[ToolCallView]]:
+    """A conversation's tool calls per turn, each pretty-printed once for its review item and its page.
+
+    Pretty-printing the results is most of the work of both pages; the review pages are built first and
+    keep what they printed in data.call_views, and the conversation page (last_use) takes it from there.
+    """
+    views = []
+    for turn in detail.turn_details:
+        row = []
+        for position, call in enumerate(turn.tool_calls):
+            key = (detail.run_id, detail.conversation_id, turn.turn, position)
+            view = data.call_views.pop(key, None) if last_use else data.call_views.get(key)
+            if view is None:
+                view = tool_call_view(call)
+                if not last_use:
+                    data.call_views[key] = view
+            row.append(view)
+        views.append(row)
+    return views
+
+
 def _width(value: int | None, scale: int) -> int:
     return round((value or 0) / scale * BAR_WIDTH) if scale else 0
 
@@ -47,8 +68,8 @@ def _texts(items: list[dict[str, Any]]) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def turn_bar(turn: TurnDetail, scale: int) -> TurnBar:
-    """One request drawn as carried + new input, then output, with the tool calls it triggered."""
+def turn_bar(turn: TurnDetail, scale: int, calls: list[ToolCallView]) -> TurnBar:
+    """One request drawn as carried + new input, then output, with the tool calls it triggered (`calls`)."""
     has_tokens = turn.input_tokens is not None
     carried, new = turn.carried_tokens, turn.new_tokens
     alt = (f"Turn {turn.turn}: {fmt.count(turn.input_tokens)} input tokens ({fmt.count(carried)} carried over, "
@@ -62,7 +83,7 @@ def turn_bar(turn: TurnDetail, scale: int) -> TurnBar:
         carried_width=_width(carried, scale), new_width=_width(new, scale),
         output_x=_width(carried, scale) + _width(new, scale) + 4, output_width=_width(turn.output_tokens, scale),
         estimated=turn.estimated, latency=fmt.ms(turn.latency_ms),
-        tool_calls=[tool_call_view(c) for c in turn.tool_calls], final_text=_texts(turn.output_items),
+        tool_calls=calls, final_text=_texts(turn.output_items),
         error=_error_text(turn.error), alt_text=alt)
 
 
@@ -93,17 +114,17 @@ def _item(item: dict[str, Any], shown_results: dict[str, str | None], previous_t
     return TranscriptItem("other", kind or "item", json.dumps(item, indent=2, ensure_ascii=False))
 
 
-def transcript(turns: list[TurnDetail]) -> list[TranscriptTurn]:
-    """Each request's new items, the response's output items, and the tool calls it ran with their results."""
+def transcript(turns: list[TurnDetail], calls: list[list[ToolCallView]]) -> list[TranscriptTurn]:
+    """Each request's new items, the response's output items, and the tool calls it ran (`calls`, per turn)."""
     result = []
     shown: dict[str, str | None] = {}
-    for turn in turns:
+    for turn, turn_calls in zip(turns, calls, strict=True):
         request_items = [_item(i, shown, turn.turn - 1) for i in turn.new_items]
         output_items = [_item(i, {}, turn.turn) for i in turn.output_items]
         meta = (f"history {turn.history_length} items · request {fmt.count(turn.request_bytes)} bytes · "
                 f"latency {fmt.ms(turn.latency_ms)}" + (f" · model {turn.model}" if turn.model else ""))
-        result.append(TranscriptTurn(turn.turn, meta, request_items, output_items,
-                                     [tool_call_view(c) for c in turn.tool_calls], _error_text(turn.error)))
+        result.append(TranscriptTurn(turn.turn, meta, request_items, output_items, turn_calls,
+                                     _error_text(turn.error)))
         shown = {c.call_id: c.result_text for c in turn.tool_calls}
     return result
 
@@ -133,6 +154,8 @@ def build_conversation_pages(data: SiteData) -> Iterator[ConversationPage]:
                       ("Cached tokens", fmt.count(detail.cached_tokens) if detail.cached_tokens is not None
                        else "not reported"),
                       ("Total tokens", fmt.count(detail.total_tokens)), ("Elapsed", fmt.ms(detail.elapsed_ms))]
+            # Both the turn diagram and the transcript show every tool call: pretty-print each once.
+            calls = call_views(data, detail, last_use=True)
             others = [Link(f"{o.design}, repetition {o.repetition}", conversation_url(run_id, o.conversation_id))
                       for o in by_case_rep[(detail.case_id, detail.repetition)] if o is not detail]
             yield ConversationPage(
@@ -145,5 +168,6 @@ def build_conversation_pages(data: SiteData) -> Iterator[ConversationPage]:
                 scale_note=(f"All bars of run {run_id} share one scale: the full width is {fmt.count(scale)} "
                             "tokens, the run's largest request (input + output)." if scale else
                             "The provider reported no token counts, so there is nothing to draw."),
-                turns=[turn_bar(t, scale) for t in detail.turn_details], transcript=transcript(detail.turn_details),
+                turns=[turn_bar(t, scale, c) for t, c in zip(detail.turn_details, calls, strict=True)],
+                transcript=transcript(detail.turn_details, calls),
                 verdict=data.verdict(run_id, detail.conversation_id), others=others)

@@ -9,14 +9,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from analysis.model import ConversationDetail, RunValidation
+from analysis.model import ConversationDetail, RunAnalysis, RunValidation
 from recorder.errors import WismoError
 from recorder.runlog import read_manifest
 from wismo.sitegen.build import build_site
 from wismo.sitegen.mixing import check_mixing
 from wismo.sitegen.reviews import ReviewTally, fold_reviews, load_reviews
 
-ANALYSIS_FUNCTIONS = ("validate_runs", "summarize_runs", "conversation_details")
+ANALYSIS_FUNCTIONS = ("analyze_runs",)
 
 
 @dataclass
@@ -60,9 +60,7 @@ def analysis_functions() -> dict[str, Callable[..., Any]]:
     if missing:
         raise WismoError(f"this checkout's analysis stage lacks {', '.join(missing)}; the site needs the "
                          "DuckDB analysis (issue: analysis) to be merged first")
-    functions = {name: getattr(module, name) for name in ANALYSIS_FUNCTIONS}
-    functions["claim_findings"] = getattr(module, "claim_findings", None)
-    return functions
+    return {name: getattr(module, name) for name in ANALYSIS_FUNCTIONS}
 
 
 def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Sequence[Path] = (),
@@ -71,21 +69,15 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     functions = functions or analysis_functions()
     # Bad review files fail before any work, with the file and entry named.
     entries = load_reviews(review_files) if review_files else None
-    validations: list[RunValidation] = list(functions["validate_runs"](list(run_dirs)))
+    # One load per run serves its checks, its figures and its conversation pages; no page shows the
+    # paired rows (one per case and repetition), so they are not built.
+    analyses: list[RunAnalysis] = list(functions["analyze_runs"](list(run_dirs), details=True, paired=False))
+    validations = [a.validation for a in analyses]
     mixed = check_mixing([v.run for v in validations], allow_mixed)
-    valid = [v for v in validations if v.passed]
-    summaries = list(functions["summarize_runs"]([v.run.run_dir for v in valid])) if valid else []
-    details: dict[str, list[ConversationDetail]] = {}
-    for validation in validations:
-        try:
-            details[validation.run.run_id] = list(functions["conversation_details"](validation.run.run_dir))
-        except WismoError:
-            if validation.passed:
-                raise
-            # A run that failed its checks may not even read; its check report still tells why.
-    findings = {}
-    if functions.get("claim_findings") is not None:
-        findings = {v.run.run_id: functions["claim_findings"](v.run.run_dir) for v in valid}
+    summaries = [a.summary for a in analyses if a.summary is not None]
+    details: dict[str, list[ConversationDetail]] = {a.validation.run.run_id: a.details for a in analyses
+                                                    if a.details is not None}
+    findings = {a.validation.run.run_id: a.findings for a in analyses if a.findings is not None}
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
                        mixed=mixed)
     tally = None

@@ -7,6 +7,7 @@ import hashlib
 from analysis.model import ConversationDetail
 from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, case_url, conversation_url
+from wismo.sitegen.conversation import call_views
 from wismo.sitegen.marks import summary_pieces
 from wismo.sitegen.pages import EvidenceItem, Link, ReviewItem, ReviewPage
 from wismo.sitegen.reviews import EXPORT_VERSION, KEY_PREFIX
@@ -32,10 +33,8 @@ def _order(data: SiteData) -> list[ConversationDetail]:
 def _item(data: SiteData, index: int, detail: ConversationDetail) -> ReviewItem:
     pieces, notes = summary_pieces(detail.customer_summary or "",
                                    data.conversation_findings(detail.run_id, detail.conversation_id))
-    evidence = [EvidenceItem(c.name, fmt.compact_json(c.arguments),
-                             fmt.pretty_json(c.result_text) if c.result_text is not None else "(no result recorded)",
-                             bool(c.is_error))
-                for turn in detail.turn_details for c in turn.tool_calls]
+    evidence = [EvidenceItem(view.name, view.arguments, view.result, view.is_error)
+                for turn in call_views(data, detail) for view in turn]
     return ReviewItem(
         index=index, number=index + 1, run_id=detail.run_id, run_label=data.cards[detail.run_id].label,
         conversation_id=detail.conversation_id, design=detail.design, case_id=detail.case_id,
