@@ -116,12 +116,14 @@ def _conversation_wall(run_dir: Path) -> tuple[float, int]:
 def record_throughput(concurrencies: list[int], repeats: int) -> list[Figure]:
     """7 cases × 2 designs × 3 repetitions at each concurrency, against the ideal."""
     figures = []
-    os.environ.setdefault("OPENAI_API_KEY", "benchmark-key-not-secret")
+    # A variable of its own, so a real OPENAI_API_KEY in the environment is never sent, even to loopback.
+    os.environ["WISMO_BENCHMARK_KEY"] = "benchmark-key-not-secret"
     with SlowModelProcess() as url, tempfile.TemporaryDirectory() as folder:
         for concurrency in concurrencies:
             walls, ratios, bounded = [], [], []
             for attempt in range(repeats):
                 options = RecordOptions(provider="openai", model="slow-loopback", base_url=f"{url}/v1",
+                                        api_key_env="WISMO_BENCHMARK_KEY",
                                         concurrency=concurrency, repetitions=3, out_dir=Path(folder),
                                         run_id=f"c{concurrency}-{attempt}")
                 result = asyncio.run(record(options))
