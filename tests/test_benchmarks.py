@@ -1,0 +1,26 @@
+"""The benchmark suite's own machinery (not its timings): synthetic runs must be valid runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from analysis import validate_runs
+from benchmarks.synthetic import generate_run, record_template
+from tests.conftest import ROOT
+
+
+def test_synthetic_runs_pass_every_check(tmp_path):
+    template = record_template(tmp_path)
+    run = generate_run(template, tmp_path / "synthetic-60", 60)
+    [validation] = validate_runs([run])
+    assert validation.passed, [(c.name, c.rows[:3]) for c in validation.checks if not c.passed]
+    lines = (run / "events.jsonl").read_text().splitlines()
+    finished = [line for line in lines if '"type":"conversation_finished"' in line]
+    assert len(finished) == 60  # 10 cases × 2 designs × 3 repetitions
+
+
+def test_the_suite_explains_itself():
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "--help"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 0 and "--only" in done.stdout and "--quick" in done.stdout
