@@ -18,7 +18,7 @@ from wismo.sitegen.checks import build_check_report
 from wismo.sitegen.context import SiteData, case_url, conversation_url, slug
 from wismo.sitegen.conversation import build_conversation_pages
 from wismo.sitegen.errors import SiteError
-from wismo.sitegen.overview import build_overview
+from wismo.sitegen.overview import build_case_list_pages, build_overview, case_list_url
 from wismo.sitegen.pages import Link, ReviewImport, SiteNav
 from wismo.sitegen.review_page import build_review_pages, review_url
 from wismo.sitegen.reviews import ReviewEntry, ReviewTally, fold_reviews
@@ -100,6 +100,8 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     for review in pages["reviews"]:
         _write(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
     _write(env, "checks.html", out_dir / "checks.html", "", page=pages["checks"], **common)
+    for case_list in build_case_list_pages(data):
+        _write(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list, **common)
     return out_dir / "index.html"
 
 

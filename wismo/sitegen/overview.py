@@ -11,6 +11,7 @@ from analysis.model import FIELDS, METRICS, ConversationDetail, DesignMetrics, M
 from wismo.sitegen import charts, fmt
 from wismo.sitegen.context import SiteData, case_url, review_counts
 from wismo.sitegen.pages import (
+    CaseListPage,
     CaseRow,
     Chart,
     DesignTools,
@@ -191,22 +192,48 @@ def model_table(data: SiteData) -> list[ModelDesignRow]:
     return rows
 
 
-def build_overview(data: SiteData, review_import: ReviewImport | None) -> OverviewPage:
-    """index.html's data; runs that failed validation appear only as a banner and a link to their checks."""
-    columns = data.columns()
-    cases = []
+OVERVIEW_CASES = 50  # the overview lists this many cases; cases.html pages through all of them
+CASES_PER_PAGE = 500
+
+
+def case_rows(data: SiteData) -> list[CaseRow]:
+    """Every case with how often each valid run × design passed it."""
+    rows = []
     for case_id, case in data.cases.items():
         passes = []
-        for run_id, design in columns:
+        for run_id, design in data.columns():
             convs = data.by_case.get((run_id, case_id, design), [])
             passes.append(f"{sum(c.passed for c in convs)}/{len(convs)}" if convs else fmt.DASH)
-        cases.append(CaseRow(case_id, case.get("orderId", ""), case.get("question", ""), case_url(case_id), passes))
+        rows.append(CaseRow(case_id, case.get("orderId", ""), case.get("question", ""), case_url(case_id), passes))
+    return rows
+
+
+def case_list_url(number: int) -> str:
+    """cases.html, cases-2.html, …: at the site root, so no case ID can collide with it."""
+    return "cases.html" if number == 1 else f"cases-{number}.html"
+
+
+def build_case_list_pages(data: SiteData) -> list[CaseListPage]:
+    """Every case, CASES_PER_PAGE per page, so no page grows with the dataset."""
+    rows = case_rows(data)
+    columns = [data.column_head(run_id, design) for run_id, design in data.columns()]
+    chunks = [rows[i:i + CASES_PER_PAGE] for i in range(0, len(rows), CASES_PER_PAGE)] or [[]]
+    return [CaseListPage(number=n, pages=len(chunks), first=(n - 1) * CASES_PER_PAGE + 1, total=len(rows),
+                         columns=columns, cases=chunk,
+                         previous_url=case_list_url(n - 1) if n > 1 else None,
+                         next_url=case_list_url(n + 1) if n < len(chunks) else None)
+            for n, chunk in enumerate(chunks, start=1)]
+
+
+def build_overview(data: SiteData, review_import: ReviewImport | None) -> OverviewPage:
+    """index.html's data; runs that failed validation appear only as a banner and a link to their checks."""
+    cases = case_rows(data)
     return OverviewPage(
         title="Granular tools or one focused context?",
         runs=[data.cards[v.run.run_id] for v in data.validations],
         valid_runs=[_overview_run(data, run_id) for run_id in data.valid_ids],
         invalid_runs=[data.cards[run_id] for run_id in data.invalid_ids],
-        case_columns=[data.column_head(run_id, design) for run_id, design in columns],
-        cases=cases, designs=_design_tools(data),
+        case_columns=[data.column_head(run_id, design) for run_id, design in data.columns()],
+        cases=cases[:OVERVIEW_CASES], designs=_design_tools(data),
         instructions=_grouped([(v.run.run_id, v.run.instructions) for v in data.validations]),
-        reviews=review_import, model_table=model_table(data))
+        reviews=review_import, model_table=model_table(data), case_total=len(cases))

@@ -163,6 +163,20 @@ class CaseRow:
 
 
 @dataclass(frozen=True)
+class CaseListPage:
+    """cases.html (cases-2.html, …): every case with its passes, CASES_PER_PAGE per page."""
+
+    number: int
+    pages: int
+    first: int  # 1-based position of the first case on this page
+    total: int
+    columns: list[tuple[str, str]]  # as OverviewPage.case_columns
+    cases: list[CaseRow]
+    previous_url: str | None
+    next_url: str | None
+
+
+@dataclass(frozen=True)
 class OverviewRun:
     """A valid run's figures on the overview."""
 
@@ -220,6 +234,7 @@ class OverviewPage:
     instructions: list[tuple[str, str]]  # (runs, text)
     reviews: ReviewImport | None
     model_table: list[ModelDesignRow] = field(default_factory=list)  # filled when several runs are shown
+    case_total: int = 0  # all cases; `cases` holds at most OVERVIEW_CASES of them
 
 
 @dataclass(frozen=True)
