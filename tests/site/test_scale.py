@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from tests.site import factories
 from wismo.sitegen.assets import assets_dir
 from wismo.sitegen.build import make_environment
@@ -29,7 +31,10 @@ def test_the_overview_lists_some_cases_and_the_case_pages_list_them_all(tmp_path
     from wismo.sitegen.from_runs import build_from_runs
     from wismo.sitegen.overview import CASES_PER_PAGE, OVERVIEW_CASES
 
-    run = generate_run(record_template(tmp_path), tmp_path / "many-cases", 1_100, repetitions=1)
+    # Playwright's sync API may hold an event loop in this thread (browser tests share the session).
+    with ThreadPoolExecutor(1) as pool:
+        template = pool.submit(record_template, tmp_path).result()
+    run = generate_run(template, tmp_path / "many-cases", 1_100, repetitions=1)
     build = build_from_runs([run], tmp_path / "site")
     assert all(v.passed for v in build.validations)
     site = tmp_path / "site"
