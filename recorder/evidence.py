@@ -81,7 +81,8 @@ def _available(record: dict[str, Any]) -> bool:
     return record.get("availability", "available") == "available"
 
 
-def _reports_delay(tracking: dict[str, Any], promised: str | None) -> bool:
+def reports_delay(tracking: dict[str, Any], promised: str | None) -> bool:
+    """The carrier_delay rule for one shipment: an exception or a delay, or an estimate after the promise."""
     event = tracking.get("latestEvent") or {}
     if tracking.get("status") == "exception" or event.get("code") in ("delayed", "exception"):
         return True
@@ -115,7 +116,7 @@ def derive(evidence: Evidence, order_id: str) -> Derived:
             reasons.add("stock_shortage")
         moving = [t for t in linked_tracking
                   if t.get("sku") == sku and _available(t) and t.get("status") != "delivered"]
-        if any(_reports_delay(t, promised) for t in moving):
+        if any(reports_delay(t, promised) for t in moving):
             reasons.add("carrier_delay")
         sku_estimates = [t["estimatedDeliveryDate"] for t in moving if t.get("estimatedDeliveryDate")]
         estimates.append(max(sku_estimates) if sku_estimates else None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from recorder.evidence import Evidence, derive
+from recorder.evidence import Evidence, derive, reports_delay
 
 _SHIPPED_ORDER_STATUSES = ("shipped", "delivered")
 
@@ -82,15 +82,6 @@ def _reservation_note(r: dict[str, Any]) -> str:
     return text
 
 
-def _reports_delay(t: dict[str, Any], promised: str | None) -> bool:
-    # Mirrors derive()'s carrier_delay rule, per shipment instead of per order.
-    event = t.get("latestEvent") or {}
-    if t.get("status") == "exception" or event.get("code") in ("delayed", "exception"):
-        return True
-    estimate = t.get("estimatedDeliveryDate")
-    return bool(estimate and promised and estimate > promised)
-
-
 def _says_lost(t: dict[str, Any]) -> bool:
     event = t.get("latestEvent") or {}
     words = " ".join(str(x) for x in (t.get("status"), event.get("code"), event.get("description")) if x)
@@ -158,7 +149,7 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
         if delivered:
             delayed = bool(promised and delivered_days and max(delivered_days) > promised)
         else:
-            delayed = backordered or payment_issue or any(_reports_delay(t, promised) for t in moving_tracking)
+            delayed = backordered or payment_issue or any(reports_delay(t, promised) for t in moving_tracking)
         missing = tuple(ref for ref in derived.missingEvidence if owner.get(ref) == sku)
         notes = [_tracking_note(t) for t in tracking] or [f"no tracking record for {sku}"]
         notes += [_reservation_note(r) for r in reservations]
