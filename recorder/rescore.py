@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from recorder.dataset import Dataset, load_dataset
@@ -19,6 +19,7 @@ class RescoreResult:
     passed: int
     changed: list[str]
     path: Path
+    unreadable_lines: list[int] = field(default_factory=list)  # events.jsonl lines that are not events
 
 
 def _expectations(manifest: dict, dataset: Dataset | None) -> tuple[dict[str, dict], str]:
@@ -61,4 +62,4 @@ def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
                         datasetHash=dataset_hash)
     finally:
         writer.close()
-    return RescoreResult(len(finished), passed, changed, run_dir / SCORES_FILE)
+    return RescoreResult(len(finished), passed, changed, run_dir / SCORES_FILE, [n for n, _ in lines.malformed])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ class ClaimsResult:
     with_findings: int
     by_kind: dict[str, int]
     path: Path
+    unreadable_lines: list[int] = field(default_factory=list)  # events.jsonl lines that are not events
 
 
 def conversation_evidence(events: list[dict[str, Any]]) -> Evidence:
@@ -80,4 +81,4 @@ def check_run(run_dir: Path) -> ClaimsResult:
     temporary = path.with_suffix(".jsonl.tmp")
     temporary.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in out), encoding="utf-8")
     os.replace(temporary, path)
-    return ClaimsResult(checked, with_findings, dict(by_kind), path)
+    return ClaimsResult(checked, with_findings, dict(by_kind), path, [n for n, _ in lines.malformed])

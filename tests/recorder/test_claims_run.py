@@ -34,3 +34,19 @@ def test_the_seed_wording_is_flagged_and_the_scripted_summaries_are_not(tmp_path
     again = check_run(result.run_dir)
     assert (again.checked, again.with_findings, again.by_kind) == (4, 2, {"unsupported_delay": 2})
     assert hashlib.sha256(events.read_bytes()).hexdigest() == before
+
+
+def test_unreadable_lines_are_named_not_silently_skipped(tmp_path):
+    import shutil
+    import subprocess
+
+    from tests.conftest import ROOT, WISMO
+    run = tmp_path / "run"
+    shutil.copytree(ROOT / "runs" / "sample-offline", run)
+    with open(run / "events.jsonl", "a") as events:
+        events.write('{"v": 1, "type": "tool_res\n')
+    lines = len((run / "events.jsonl").read_text().splitlines())
+    for command in ("claims", "score"):
+        done = subprocess.run([*WISMO, command, str(run)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "1 line(s) of" in done.stderr and f"(line {lines})" in done.stderr, done.stderr

@@ -28,3 +28,7 @@ def claims_command(run_dirs: tuple[Path, ...]) -> None:
         kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(result.by_kind.items())) or "none"
         click.echo(f"{run_dir}: {result.checked} summaries checked, {result.with_findings} with findings "
                    f"({kinds}); wrote {result.path}")
+        if result.unreadable_lines:
+            shown = ", ".join(map(str, result.unreadable_lines[:10]))
+            click.echo(f"warning: {len(result.unreadable_lines)} line(s) of {run_dir}/events.jsonl are not events "
+                       f"and were skipped (line {shown}); `wismo validate {run_dir}` says more", err=True)

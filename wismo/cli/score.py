@@ -29,4 +29,8 @@ def score_command(run_dir: Path, dataset_dir: Path | None) -> None:
     if result.changed:
         click.echo(f"verdict changed for {len(result.changed)}: {', '.join(result.changed[:10])}"
                    + (" …" if len(result.changed) > 10 else ""))
+    if result.unreadable_lines:
+        shown = ", ".join(map(str, result.unreadable_lines[:10]))
+        click.echo(f"warning: {len(result.unreadable_lines)} line(s) of events.jsonl are not events and were "
+                   f"skipped (line {shown}); `wismo validate {run_dir}` says more", err=True)
     click.echo(f"wrote {result.path}")
