@@ -15,12 +15,12 @@ from typing import Any
 
 from recorder.dataset import DELAY_REASONS, Dataset
 from recorder.evidence import Evidence, derive
+from recorder.instructions import ASSESSMENT_FIELDS
 from recorder.linking import ToolSpec, next_links, tools_by_parameter
 from recorder.lookups import not_found_marker
 from recorder.mcp_client import ToolServer, server_command, start_servers
 
 COMPARISON_VERSION = 1
-ASSESSMENT_FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence")
 
 # Inputs every ID-taking tool must refuse with a clear error, without the server going down.
 BAD_IDS = {
