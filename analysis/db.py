@@ -11,16 +11,9 @@ from typing import Any
 
 import duckdb
 
-from recorder.errors import RunFormatError
-from recorder.runlog import (
-    CLAIMS_FILE,
-    COMPARISON_FILE,
-    EVENTS_FILE,
-    MANIFEST_FILE,
-    SCORES_FILE,
-    read_manifest,
-)
-from recorder.schema import SCHEMA_VERSION
+from wismo.errors import RunFormatError
+from wismo.runformat import CLAIMS_FILE, COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, SCORES_FILE
+from wismo.runformat.read import read_manifest
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000

@@ -15,7 +15,7 @@ from recorder.loop import Budgets, Conversation
 from recorder.mcp_client import ToolServer, server_command
 from recorder.providers.scripted import ScriptedProvider
 from recorder.record import RecordOptions, plan_conversations, record
-from recorder.runlog import ConversationLog, EventWriter
+from wismo.runformat.write import ConversationLog, EventWriter
 
 CALLS = {"granular": ("get_order", {"orderId": "ORD-1004"}),
          "focused": ("get_order_support_context", {"orderId": "ORD-1004"})}

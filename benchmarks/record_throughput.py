@@ -20,9 +20,9 @@ from recorder.linking import ToolSpec
 from recorder.providers.base import ModelRequest
 from recorder.providers.scripted import ScriptedProvider
 from recorder.record import RecordOptions, record
-from recorder.runlog import read_event_lines
-from tests.fakes import FakeServer, Received, Reply
-from tests.fakes.replies import Tokens, responses_reply
+from wismo.loopback import FakeServer, Received, Reply
+from wismo.loopback.replies import Tokens, responses_reply
+from wismo.runformat.read import read_event_lines
 
 DELAY_S = 0.2
 _POLICY = ScriptedProvider()

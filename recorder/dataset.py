@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from recorder.errors import DatasetError
+from wismo.errors import DatasetError
 
 DEFAULT_DATASET_DIR = Path(__file__).parent / "data" / "default"
 RECORDS_FILE = "records.json"

@@ -17,8 +17,20 @@ from recorder.instructions import parse_answer
 from recorder.linking import ToolSpec
 from recorder.mcp_client import ServerDied, ToolServer
 from recorder.providers.base import ModelRequest, ModelResponse, Provider, ProviderError
-from recorder.runlog import ConversationLog
 from recorder.scorer import score
+from wismo.runformat.events import (
+    ConversationFinished,
+    ConversationStarted,
+    ModelRequestSent,
+    ModelResponseReceived,
+    ToolCallMade,
+    ToolResultReceived,
+    Usage,
+)
+from wismo.runformat.write import ConversationLog
+
+# The usage block of a request that got no response: nothing was reported, nothing is guessed.
+NO_USAGE = Usage(inputTokens=None, outputTokens=None, cachedTokens=None, estimated=False)
 
 
 @dataclass(frozen=True)
@@ -125,8 +137,9 @@ class Conversation:
         """Run to a final answer or a budget; log everything; never raise for a model's mistakes."""
         plan = self.plan
         started = time.perf_counter()
-        self.log.emit("conversation_started", caseId=plan.case_id, orderId=plan.order_id, design=plan.design,
-                      repetition=plan.repetition, pairIndex=plan.pair_index, pairPosition=plan.pair_position)
+        self.log.write(ConversationStarted(caseId=plan.case_id, orderId=plan.order_id, design=plan.design,
+                                           repetition=plan.repetition, pairIndex=plan.pair_index,
+                                           pairPosition=plan.pair_position))
         status, budget, error, final_text, fatal = "answered", None, None, None, None
         try:
             final_text = await asyncio.wait_for(self._turns(started), timeout=self.budgets.conversation_deadline_s)
@@ -145,8 +158,8 @@ class Conversation:
         elapsed_ms = (time.perf_counter() - started) * 1000
         claimed = {"turns": self.tally.turns, "toolCalls": self.tally.tool_calls, **self.tally.tokens,
                    "elapsedMs": round(elapsed_ms, 3)}
-        self.log.emit("conversation_finished", status=status, budgetHit=budget, error=error, finalText=final_text,
-                      assessment=assessment, score=scored, claimed=claimed)
+        self.log.write(ConversationFinished(status=status, budgetHit=budget, error=error, finalText=final_text,
+                                            assessment=assessment, score=scored, claimed=claimed))
         return Outcome(status, scored["passed"], self.tally.turns, self.tally.tool_calls,
                        self.tally.tokens["inputTokens"], self.tally.tokens["outputTokens"],
                        self.tally.tokens["cachedTokens"], elapsed_ms, fatal)
@@ -177,8 +190,8 @@ class Conversation:
         turn = self.tally.turns
         request = ModelRequest(self.instructions, self.tools, list(history), self.answer_schema, turn,
                                self.budgets.request_timeout_s)
-        self.log.emit("model_request", turn=turn, newItems=new_items, historyLength=len(history),
-                      requestBytes=_request_bytes(request))
+        self.log.write(ModelRequestSent(turn=turn, newItems=new_items, historyLength=len(history),
+                                        requestBytes=_request_bytes(request)))
         sent = time.perf_counter()
         try:
             response = await asyncio.wait_for(self.provider.complete(request),
@@ -199,27 +212,27 @@ class Conversation:
                         f"{failure.kind}: {failure}", failure if failure.fatal else None) from None
         usage = response.usage.to_json()
         self.tally.add_usage(usage)
-        self.log.emit("model_response", turn=turn, outputItems=response.output_items, usage=usage,
-                      model=response.model, responseId=response.response_id,
-                      latencyMs=round((time.perf_counter() - sent) * 1000, 3), retries=response.retries,
-                      retryWaitsS=[round(w, 3) for w in response.retry_waits_s], error=None,
-                      rawOutput=response.raw_output)
+        self.log.write(ModelResponseReceived(
+            turn=turn, outputItems=response.output_items, usage=usage, model=response.model,
+            responseId=response.response_id, latencyMs=round((time.perf_counter() - sent) * 1000, 3),
+            retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s], error=None,
+            rawOutput=response.raw_output))
         if self.on_response:
             self.on_response(self.plan, turn, usage)
         return response
 
     def _log_failed_response(self, turn: int, sent: float, failure: ProviderError) -> None:
-        self.log.emit("model_response", turn=turn, outputItems=[], usage={"inputTokens": None,
-                      "outputTokens": None, "cachedTokens": None, "estimated": False}, model=None,
-                      responseId=None, latencyMs=round((time.perf_counter() - sent) * 1000, 3),
-                      retries=failure.retries, retryWaitsS=[], error=failure.to_json(), rawOutput=None)
+        self.log.write(ModelResponseReceived(
+            turn=turn, outputItems=[], usage=NO_USAGE, model=None, responseId=None,
+            latencyMs=round((time.perf_counter() - sent) * 1000, 3), retries=failure.retries, retryWaitsS=[],
+            error=failure.to_json(), rawOutput=None))
 
     async def _run_tools(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         turn = self.tally.turns
         for call in calls:
             self.tally.tool_calls += 1
-            self.log.emit("tool_call", turn=turn, callId=call["callId"], name=call["name"],
-                          arguments=call["arguments"])
+            self.log.write(ToolCallMade(turn=turn, callId=call["callId"], name=call["name"],
+                                        arguments=call["arguments"]))
         results = await asyncio.gather(*(self._run_tool(turn, call) for call in calls))
         died = [r for r in results if r["errorKind"] == "server_died"]
         outputs = [{"type": "function_call_output", "callId": r["callId"], "output": r["text"],
@@ -234,14 +247,15 @@ class Conversation:
             text, is_error, kind = await self._call_tool(call)
         except asyncio.CancelledError:
             # Cancelled by the conversation deadline: record the call's end so no call is left without a result.
-            self.log.emit("tool_result", turn=turn, callId=call["callId"], name=call["name"],
-                          text="cancelled: conversation deadline reached", isError=True, errorKind="cancelled",
-                          bytes=0, latencyMs=round((time.perf_counter() - started) * 1000, 3))
+            self.log.write(ToolResultReceived(
+                turn=turn, callId=call["callId"], name=call["name"], text="cancelled: conversation deadline reached",
+                isError=True, errorKind="cancelled", bytes=0,
+                latencyMs=round((time.perf_counter() - started) * 1000, 3)))
             raise
         result = {"callId": call["callId"], "text": text, "isError": is_error, "errorKind": kind}
-        self.log.emit("tool_result", turn=turn, callId=call["callId"], name=call["name"], text=text,
-                      isError=is_error, errorKind=kind, bytes=len(text.encode("utf-8")),
-                      latencyMs=round((time.perf_counter() - started) * 1000, 3))
+        self.log.write(ToolResultReceived(
+            turn=turn, callId=call["callId"], name=call["name"], text=text, isError=is_error, errorKind=kind,
+            bytes=len(text.encode("utf-8")), latencyMs=round((time.perf_counter() - started) * 1000, 3)))
         return result
 
     async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, str | None]:

@@ -15,8 +15,8 @@ from typing import IO, Any
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from recorder.errors import WismoError
 from recorder.linking import ToolSpec
+from wismo.errors import WismoError
 
 
 @dataclass(frozen=True)

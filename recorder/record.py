@@ -14,29 +14,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from recorder import __version__
-from recorder.claims.run import check_run
 from recorder.comparison import run_comparison
 from recorder.dataset import DEFAULT_DATASET_DIR, Dataset, load_dataset
-from recorder.errors import WismoError
-from recorder.events import SCHEMA_VERSION
 from recorder.instructions import ANSWER_SCHEMA, build_instructions
 from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
 from recorder.mcp_client import ToolServer, server_command, start_servers
 from recorder.providers import create_provider
 from recorder.providers.base import Provider, ProviderSettings
-from recorder.runlog import (
-    COMPARISON_FILE,
-    EVENTS_FILE,
-    MANIFEST_FILE,
-    ConversationLog,
-    EventWriter,
-    live_attempts,
-    now_iso,
-    read_event_lines,
-    read_manifest,
-    write_json_atomic,
-)
+from wismo import __version__
+from wismo.errors import WismoError
+from wismo.runformat import COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION
+from wismo.runformat.events import AttemptSuperseded, RunFinished, RunResumed, RunStarted
+from wismo.runformat.manifest import Manifest
+from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
+from wismo.runformat.write import ConversationLog, EventWriter, now_iso, write_json_atomic
 
 DESIGN_NAMES = ("granular", "focused")
 ERROR_STATUSES = ("provider_error", "tool_error", "timeout")
@@ -153,7 +144,8 @@ def _dataset_reference(dataset: Dataset) -> str:
 
 def _manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: Dataset,
               plans: list[ConversationPlan], servers: dict[str, ToolServer]) -> dict[str, Any]:
-    return {
+    # Built through the model, so the manifest cannot hold a field the run format does not define.
+    return Manifest.model_validate({
         "schemaVersion": SCHEMA_VERSION,
         "wismoVersion": __version__,
         "runId": run_id,
@@ -183,7 +175,7 @@ def _manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: 
         "resumes": [],
         "commandLine": redact_command_line(options.command_line),
         "host": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
-    }
+    }).model_dump(mode="json")
 
 
 class _Runner:
@@ -273,7 +265,7 @@ async def record(options: RecordOptions, progress: Progress | None = None) -> Ru
         manifest = _manifest(run_id, options, provider, dataset, plans, servers)
         write_json_atomic(run_dir / MANIFEST_FILE, manifest)
         writer = EventWriter(run_dir / EVENTS_FILE, run_id)
-        writer.emit("run_started", wismoVersion=__version__, planned=len(plans))
+        writer.write(RunStarted(wismoVersion=__version__, planned=len(plans)))
         progress.start(len(plans), 0)
         runner = _Runner(provider, servers, manifest, writer, options.budgets, options.concurrency, progress)
         try:
@@ -298,12 +290,10 @@ class RunAborted(WismoError):
 
 def _finish(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner: _Runner) -> None:
     errored = sum(o.status in ERROR_STATUSES for _, o in runner.outcomes)
-    writer.emit("run_finished", conversations=len(runner.outcomes), errored=errored, aborted=runner.aborted)
+    writer.write(RunFinished(conversations=len(runner.outcomes), errored=errored, aborted=runner.aborted))
     writer.close()
     manifest["finishedAt"] = now_iso()
     write_json_atomic(run_dir / MANIFEST_FILE, manifest)
-    # Derived, beside the raw events: the claim checks on every summary recorded so far.
-    check_run(run_dir)
 
 
 def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[ConversationPlan]:
@@ -354,13 +344,13 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
         if attempt is not None and (plan.conversation_id, attempt) in finished:
             continue
         if attempt is not None:
-            writer.emit("attempt_superseded", conversationId=plan.conversation_id, attempt=attempt,
-                        reason="no conversation_finished: the run stopped during this attempt")
+            writer.write(AttemptSuperseded(conversationId=plan.conversation_id, attempt=attempt,
+                                           reason="no conversation_finished: the run stopped during this attempt"))
             superseded += 1
         work.append((plan, highest.get(plan.conversation_id, 0) + 1))
     skipped = len(plans) - len(work)
-    writer.emit("run_resumed", wismoVersion=__version__, repairedLine=repaired, supersededAttempts=superseded,
-                alreadyComplete=skipped)
+    writer.write(RunResumed(wismoVersion=__version__, repairedLine=repaired, supersededAttempts=superseded,
+                            alreadyComplete=skipped))
     manifest["resumes"].append({"at": now_iso(), "commandLine": redact_command_line(command_line),
                                 "rerun": len(work), "repairedLine": repaired})
     budgets = Budgets(manifest["budgets"]["maxTurns"], manifest["budgets"]["maxToolCalls"],

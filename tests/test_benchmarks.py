@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from analysis import validate_runs
 from benchmarks.synthetic import generate_run, record_template
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def test_synthetic_runs_pass_every_check(tmp_path):

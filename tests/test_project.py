@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from wismo.cli import cli
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-from recorder.errors import WismoError
 from recorder.providers.base import Provider, ProviderSettings
+from wismo.errors import WismoError
 
 # name -> (module, factory); the module is imported only when the provider is used.
 REGISTRY: dict[str, tuple[str, str]] = {

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from recorder.errors import WismoError
 from recorder.providers.retry import Failure
+from wismo.errors import WismoError
 
 MESSAGE_LIMIT = 300
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from recorder.errors import WismoError
 from recorder.linking import ToolSpec
 from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, strict_schema
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
+from wismo.errors import WismoError
 
 # The SDK refuses to build a client without some key; local servers ignore the header.
 PLACEHOLDER_KEY = "not-needed"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from mcp.server import MCPServer
 
-from recorder import __version__
 from recorder.dataset import Records
 from recorder.lookups import Lookups
 from recorder.servers._common import OrderIdParam, answer, tool
+from wismo import __version__
 
 
 def build_focused_server(records: Records) -> MCPServer:

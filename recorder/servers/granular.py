@@ -7,10 +7,10 @@ from typing import Annotated
 from mcp.server import MCPServer
 from pydantic import Field
 
-from recorder import __version__
 from recorder.dataset import Records
 from recorder.lookups import Lookups
 from recorder.servers._common import OrderIdParam, answer, tool
+from wismo import __version__
 
 
 def build_granular_server(records: Records) -> MCPServer:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 SAMPLE_RUN = ROOT / "runs" / "sample-offline"
 

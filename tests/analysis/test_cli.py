@@ -8,7 +8,7 @@ import subprocess
 from click.testing import CliRunner
 
 from tests.analysis.test_checks import FINISHED_WITH_TOOLS, is_event
-from tests.conftest import WISMO
+from tests.helpers import WISMO
 from wismo.cli import cli
 
 

@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.conftest import WISMO, renamed_dataset
+from tests.helpers import WISMO, renamed_dataset
 
 
 def wismo(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -99,7 +99,7 @@ def test_check_catches_an_expectation_leaking_into_a_tool_result(tmp_path):
 
 
 def test_check_flags_expectations_that_disagree_with_the_rules(tmp_path, make_dataset):
-    from tests.conftest import default_cases
+    from tests.helpers import default_cases
     cases = default_cases()
     cases[1]["expected"]["deliveryEstimate"] = "2026-10-07"
     done = wismo("check", "--dataset", str(make_dataset(cases=cases)), "--out", "c.json", cwd=tmp_path)
@@ -109,7 +109,7 @@ def test_check_flags_expectations_that_disagree_with_the_rules(tmp_path, make_da
 
 
 def test_check_reports_a_bad_dataset_without_a_traceback(tmp_path, make_dataset):
-    from tests.conftest import default_records
+    from tests.helpers import default_records
     records = default_records()
     records["orders"][3]["items"][0]["quantity"] = 0
     done = wismo("check", "--dataset", str(make_dataset(records=records)), cwd=tmp_path)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from recorder.dataset import DatasetError, load_dataset, load_records
-from tests.conftest import default_cases, default_records
+from tests.helpers import default_cases, default_records
 
 
 def test_default_dataset_loads_seven_cases():

@@ -1,4 +1,4 @@
-"""Every line the recorder writes conforms to the versioned event models in recorder/events.py."""
+"""Every line the recorder writes conforms to the versioned event models in wismo/runformat/events.py."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from recorder.events import EVENT_ADAPTER, SCHEMA_VERSION
-from tests.conftest import ROOT
+from tests.helpers import ROOT
+from wismo.runformat import SCHEMA_VERSION
+from wismo.runformat.events import EVENT_ADAPTER
 
 SAMPLE = ROOT / "runs" / "sample-offline"
 

@@ -16,8 +16,9 @@ from recorder.loop import Budgets, Conversation
 from recorder.mcp_client import ToolServer, server_command
 from recorder.providers.base import ProviderError
 from recorder.record import plan_conversations
-from recorder.runlog import ConversationLog, EventWriter, read_event_lines
 from tests.recorder.fakes import PolicyProvider, call, text
+from wismo.runformat.read import read_event_lines
+from wismo.runformat.write import ConversationLog, EventWriter
 
 DATASET = load_dataset()
 GOOD_ANSWER = json.dumps({"deliveredSkus": ["LAPTOP-14"], "outstandingSkus": ["MONITOR-27"],

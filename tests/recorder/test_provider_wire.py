@@ -15,8 +15,8 @@ from recorder.providers.base import ModelRequest, ProviderSettings
 from recorder.providers.openai_chat import OpenAIChatProvider
 from recorder.providers.openai_responses import OpenAIResponsesProvider
 from recorder.providers.responses_wire import responses_body
-from tests.fakes import FakeServer, chat_reply, messages_reply, responses_reply
 from tests.recorder.test_providers import ANSWER_SCHEMA, TOOLS
+from wismo.loopback import FakeServer, chat_reply, messages_reply, responses_reply
 
 INSTRUCTIONS = "You answer order questions. Reply with one JSON object."
 # One conversation after two turns: the model called two tools at once (one failed), then one more.

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from recorder.errors import WismoError
 from recorder.providers import REGISTRY
 from recorder.record import RecordOptions, RunAborted, record, redact_command_line, resume
-from recorder.runlog import live_attempts, read_event_lines
-from tests.conftest import WISMO, default_cases
+from tests.helpers import WISMO, default_cases
+from wismo.errors import WismoError
+from wismo.runformat.read import live_attempts, read_event_lines
 
 SECRET = "sk-test-5b1f0e6f2c9a4d7e8f00112233445566"
 

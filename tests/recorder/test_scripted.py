@@ -17,8 +17,8 @@ from recorder.loop import Budgets, Conversation
 from recorder.mcp_client import ToolServer
 from recorder.providers.scripted import ScriptedProvider
 from recorder.record import RecordOptions, plan_conversations, record
-from recorder.runlog import read_event_lines
-from tests.conftest import renamed_dataset
+from tests.helpers import renamed_dataset
+from wismo.runformat.read import read_event_lines
 
 
 def conversations(run_dir: Path) -> dict[str, list[dict]]:
@@ -114,7 +114,7 @@ RENAMED_TOOLS = textwrap.dedent('''
 
 
 def test_tool_names_are_never_assumed(tmp_path):
-    from recorder.runlog import ConversationLog, EventWriter
+    from wismo.runformat.write import ConversationLog, EventWriter
     script = tmp_path / "other_names.py"
     script.write_text(RENAMED_TOOLS)
     dataset = load_dataset()

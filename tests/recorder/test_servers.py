@@ -11,7 +11,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from recorder.servers import build_server
-from tests.conftest import default_records
+from tests.helpers import default_records
 
 RECORDS = default_records()
 ID_TOOLS = {"get_order": ("orderId", "orders"), "get_payment": ("paymentId", "payments"),

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from wismo.sitegen import build_site
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -347,7 +347,7 @@ def with_failing_run(site: dict[str, Any]) -> dict[str, Any]:
 
 
 def _finding(summary: str, kind: str, severity: str, claim: str, evidence: str, sku: str | None) -> dict[str, Any]:
-    """A finding as recorder.claims writes it; an empty claim is about the summary as a whole (0:0)."""
+    """A finding as analysis.claims writes it; an empty claim is about the summary as a whole (0:0)."""
     start = summary.index(claim) if claim else 0
     sentence = next((s for s in summary.split(". ") if claim and claim in s), "")
     return {"kind": kind, "severity": severity, "sentence": sentence, "claim": claim, "evidence": evidence,

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from wismo.sitegen.assets import assets_dir, copy_static, hashed_name
 from wismo.sitegen.errors import SiteError
 

@@ -1,4 +1,4 @@
-"""`wismo build-site` over the analysis entry points (faked from the factories until DuckDB lands on main)."""
+"""`wismo build-site` over a faked analysis (answers from the factories), so the site's CLI is tested alone."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import analysis
 from analysis.model import RunAnalysis
 from tests.site import factories
 from tests.site.test_reviews import entry, write
@@ -30,7 +29,7 @@ def fake_analysis(*sites):
                             findings.get(name, {}) if details and name in summaries else None)
                 for name in names]
 
-    return {"analyze_runs": analyze_runs}
+    return analyze_runs
 
 
 @pytest.fixture
@@ -38,7 +37,7 @@ def runs(tmp_path, monkeypatch):
     """A runs/ folder with two run folders (manifests only) and faked analysis functions."""
     monkeypatch.chdir(tmp_path)
     sites = [factories.offline_site(), factories.with_failing_run(factories.offline_site())]
-    monkeypatch.setattr(from_runs, "analysis_functions", lambda: fake_analysis(*sites))
+    monkeypatch.setattr(from_runs, "analyze_runs", fake_analysis(*sites))
     started_at = {"sample-offline": "2026-11-30T02:47:17+00:00", "broken-run": "2026-11-29T09:00:00+00:00"}
     for run_id, started in started_at.items():
         (tmp_path / "runs" / run_id).mkdir(parents=True)
@@ -113,12 +112,6 @@ def test_a_folder_not_built_by_wismo_is_left_alone(runs, monkeypatch, capsys):
     code, out = run_main(monkeypatch, capsys, "build-site", "--out", "mine")
     assert code == 2 and "not empty and was not built by wismo" in out.err
     assert (runs / "mine" / "notes.txt").read_text() == "keep"
-
-
-def test_missing_analysis_functions_are_named(monkeypatch):
-    monkeypatch.delattr(analysis, "analyze_runs", raising=False)
-    with pytest.raises(from_runs.WismoError, match="lacks analyze_runs"):
-        from_runs.analysis_functions()
 
 
 def test_reviews_that_match_nothing_are_called_out(runs):

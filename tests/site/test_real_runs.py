@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import WISMO
+from tests.helpers import WISMO
 
 
 def wismo(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -11,8 +11,8 @@ import sys
 
 import click
 
-from recorder import __version__
-from recorder.errors import WismoError
+from wismo import __version__
+from wismo.errors import WismoError
 
 # name -> (module, attribute), in the order `wismo --help` lists them.
 COMMANDS: dict[str, tuple[str, str]] = {

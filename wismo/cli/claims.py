@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from recorder.claims.run import check_run
+from analysis.claims.run import check_run
 
 
 @click.command("claims")

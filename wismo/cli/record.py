@@ -6,13 +6,15 @@ import asyncio
 import statistics
 import sys
 from collections import defaultdict
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 import click
 
 from recorder.loop import Budgets
 from recorder.providers import REGISTRY
-from recorder.record import RecordOptions, RunResult, default_command_line, record, resume
+from recorder.record import RecordOptions, RunAborted, RunResult, default_command_line, record, resume
 from wismo.cli._options import dataset_option
 from wismo.cli._progress import ProgressLine
 
@@ -39,6 +41,23 @@ def print_outcome_table(result: RunResult) -> None:
     if result.skipped:
         click.echo(f"({result.skipped} conversations were already complete and were skipped)")
     click.echo(f"\nrun folder: {result.run_dir}")
+
+
+def run_and_check_claims(recording: Coroutine[Any, Any, RunResult]) -> RunResult:
+    """Run a record or resume, then check the claims of every summary recorded so far (claims.jsonl).
+
+    The claim checker is the analysis stage's; it runs here, after the recorder has finished, so the
+    recorder never imports a later stage. A run stopped by a fatal error is checked too.
+    """
+    from analysis.claims.run import check_run
+
+    try:
+        result = asyncio.run(recording)
+    except RunAborted as stopped:
+        check_run(stopped.result.run_dir)
+        raise
+    check_run(result.run_dir)
+    return result
 
 
 def _csv(value: str | None) -> tuple[str, ...] | None:
@@ -92,7 +111,7 @@ def record_command(provider: str, model: str | None, base_url: str | None, api_k
     progress = ProgressLine()
     try:
         if resume_dir is not None:
-            result = asyncio.run(resume(resume_dir, command_line=default_command_line(), progress=progress))
+            result = run_and_check_claims(resume(resume_dir, command_line=default_command_line(), progress=progress))
         else:
             options = RecordOptions(
                 provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
@@ -100,7 +119,7 @@ def record_command(provider: str, model: str | None, base_url: str | None, api_k
                 dataset_dir=dataset_dir, concurrency=concurrency,
                 budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline),
                 out_dir=out_dir, run_id=run_id, command_line=default_command_line())
-            result = asyncio.run(record(options, progress))
+            result = run_and_check_claims(record(options, progress))
     finally:
         progress.close()
     print_outcome_table(result)

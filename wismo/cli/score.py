@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from recorder.rescore import rescore
+from analysis.rescore import rescore
 from wismo.cli._options import dataset_option
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from analysis.model import ConversationDetail, RunSummary, RunValidation
-from recorder import __version__
+from wismo import __version__
 from wismo.sitegen.assets import TEMPLATES_DIR, assets_dir, copy_static
 from wismo.sitegen.cases import build_case_pages
 from wismo.sitegen.checks import build_check_report

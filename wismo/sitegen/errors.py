@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recorder.errors import WismoError
+from wismo.errors import WismoError
 
 
 class SiteError(WismoError):

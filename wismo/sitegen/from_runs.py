@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from analysis import analyze_runs
 from analysis.model import ConversationDetail, RunAnalysis, RunValidation
-from recorder.errors import WismoError
-from recorder.runlog import read_manifest
+from wismo.errors import WismoError
+from wismo.runformat.read import read_manifest
 from wismo.sitegen.build import build_site
 from wismo.sitegen.mixing import check_mixing
 from wismo.sitegen.reviews import ReviewTally, fold_reviews, load_reviews
-
-ANALYSIS_FUNCTIONS = ("analyze_runs",)
 
 
 @dataclass
@@ -53,25 +51,14 @@ def newest_run(runs_dir: Path) -> Path:
     return max(candidates)[2]
 
 
-def analysis_functions() -> dict[str, Callable[..., Any]]:
-    """The analysis stage's entry points; a clear error if this checkout does not have them yet."""
-    module = importlib.import_module("analysis")
-    missing = [name for name in ANALYSIS_FUNCTIONS if not callable(getattr(module, name, None))]
-    if missing:
-        raise WismoError(f"this checkout's analysis stage lacks {', '.join(missing)}; the site needs the "
-                         "DuckDB analysis (issue: analysis) to be merged first")
-    return {name: getattr(module, name) for name in ANALYSIS_FUNCTIONS}
-
-
 def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Sequence[Path] = (),
-                    functions: dict[str, Callable[..., Any]] | None = None, allow_mixed: bool = False) -> SiteBuild:
+                    allow_mixed: bool = False) -> SiteBuild:
     """Validate every run, summarize the valid ones, gather their conversations, then build the site."""
-    functions = functions or analysis_functions()
     # Bad review files fail before any work, with the file and entry named.
     entries = load_reviews(review_files) if review_files else None
     # One load per run serves its checks, its figures and its conversation pages; no page shows the
     # paired rows (one per case and repetition), so they are not built.
-    analyses: list[RunAnalysis] = list(functions["analyze_runs"](list(run_dirs), details=True, paired=False))
+    analyses: list[RunAnalysis] = analyze_runs(list(run_dirs), details=True, paired=False)
     validations = [a.validation for a in analyses]
     mixed = check_mixing([v.run for v in validations], allow_mixed)
     summaries = [a.summary for a in analyses if a.summary is not None]

@@ -20,7 +20,7 @@ def _span(finding: dict[str, Any], length: int) -> tuple[int, int] | None:
 
 
 def _detail(finding: dict[str, Any]) -> str:
-    # recorder.claims writes {kind, severity, sentence, claim, evidence, sku, start, end}; the claim itself
+    # analysis.claims writes {kind, severity, sentence, claim, evidence, sku, start, end}; the claim itself
     # is marked in the text, so the note says which item and what the evidence shows instead.
     parts = [str(finding["sku"])] if finding.get("sku") else []
     if finding.get("evidence"):

@@ -48,7 +48,7 @@ class Piece:
 
 @dataclass(frozen=True)
 class FindingNote:
-    """A claim-check finding listed under a summary (recorder.claims' finding, as JSON)."""
+    """A claim-check finding listed under a summary (analysis.claims' finding, as JSON)."""
 
     kind: str
     severity: str

@@ -6,9 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recorder.dataset import Dataset, load_dataset
-from recorder.errors import RunFormatError, WismoError
-from recorder.runlog import EVENTS_FILE, SCORES_FILE, EventWriter, live_attempts, read_event_lines, read_manifest
 from recorder.scorer import SCORER_VERSION, score
+from wismo.errors import RunFormatError, WismoError
+from wismo.runformat import EVENTS_FILE, SCORES_FILE
+from wismo.runformat.events import ScoreRecorded
+from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
+from wismo.runformat.write import EventWriter
 
 
 @dataclass(frozen=True)
@@ -57,9 +60,9 @@ def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
             passed += new["passed"]
             if new["passed"] != event["score"]["passed"]:
                 changed.append(event["conversationId"])
-            writer.emit("score", conversationId=event["conversationId"], attempt=event["attempt"], caseId=case_id,
-                        expected=expectations[case_id], score=new, scorerVersion=SCORER_VERSION,
-                        datasetHash=dataset_hash)
+            writer.write(ScoreRecorded(conversationId=event["conversationId"], attempt=event["attempt"],
+                                       caseId=case_id, expected=expectations[case_id], score=new,
+                                       scorerVersion=SCORER_VERSION, datasetHash=dataset_hash))
     finally:
         writer.close()
     return RescoreResult(len(finished), passed, changed, run_dir / SCORES_FILE, [n for n, _ in lines.malformed])

@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import json
 
-from recorder.claims.run import check_run
+from analysis.claims.run import check_run
 from recorder.providers import REGISTRY
 from recorder.record import RecordOptions, record
 from tests.recorder.fake_registry import SEED_SUMMARY
@@ -16,6 +16,9 @@ def test_the_seed_wording_is_flagged_and_the_scripted_summaries_are_not(tmp_path
     monkeypatch.setitem(REGISTRY, "seed-wording", ("tests.recorder.fake_registry", "SeedWordingProvider"))
     result = asyncio.run(record(RecordOptions(provider="seed-wording", repetitions=1, out_dir=tmp_path,
                                               run_id="seed", case_ids=("tracking-unavailable", "partial-delivery"))))
+    assert not (result.run_dir / "claims.jsonl").exists()  # the recorder never runs a later stage
+    first = check_run(result.run_dir)
+    assert (first.checked, first.with_findings) == (4, 2)
     lines = [json.loads(line) for line in (result.run_dir / "claims.jsonl").read_text().splitlines()]
     checked = {line["conversationId"]: line["findings"] for line in lines if line["type"] == "summary_checked"}
     assert checked == {"tracking-unavailable.granular.r1": 1, "tracking-unavailable.focused.r1": 1,
@@ -40,7 +43,7 @@ def test_unreadable_lines_are_named_not_silently_skipped(tmp_path):
     import shutil
     import subprocess
 
-    from tests.conftest import ROOT, WISMO
+    from tests.helpers import ROOT, WISMO
     run = tmp_path / "run"
     shutil.copytree(ROOT / "runs" / "sample-offline", run)
     with open(run / "events.jsonl", "a") as events:

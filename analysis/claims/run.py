@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recorder.claims import CHECKER_VERSION, check_summary, findings_to_json
-from recorder.events import SCHEMA_VERSION
+from analysis.claims import CHECKER_VERSION, check_summary, findings_to_json
 from recorder.evidence import Evidence
-from recorder.runlog import CLAIMS_FILE, EVENTS_FILE, live_attempts, now_iso, read_event_lines, read_manifest
+from wismo.runformat import CLAIMS_FILE, EVENTS_FILE
+from wismo.runformat.events import ClaimFound, SummaryChecked
+from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
+from wismo.runformat.write import run_line
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def check_run(run_dir: Path) -> ClaimsResult:
     out: list[dict[str, Any]] = []
     by_kind: dict[str, int] = defaultdict(int)
     checked = with_findings = 0
-    base = {"v": SCHEMA_VERSION, "runId": manifest["runId"], "checkerVersion": CHECKER_VERSION}
+    run_id = manifest["runId"]
     for conversation, events in by_conversation.items():
         finished = next((e for e in events if e["type"] == "conversation_finished"), None)
         started = next((e for e in events if e["type"] == "conversation_started"), None)
@@ -73,10 +75,11 @@ def check_run(run_dir: Path) -> ClaimsResult:
         checked += 1
         with_findings += bool(findings)
         ids = {"conversationId": conversation, "attempt": finished["attempt"]}
-        out.append({**base, "type": "summary_checked", "ts": now_iso(), **ids, "findings": len(findings)})
+        out.append(run_line(run_id, SummaryChecked(**ids, checkerVersion=CHECKER_VERSION, findings=len(findings))))
         for finding in findings:
             by_kind[finding.kind] += 1
-            out.append({**base, "type": "claim_finding", "ts": now_iso(), **ids, **findings_to_json(finding)})
+            out.append(run_line(run_id, ClaimFound(**ids, checkerVersion=CHECKER_VERSION,
+                                                   **findings_to_json(finding))))
     path = run_dir / CLAIMS_FILE
     temporary = path.with_suffix(".jsonl.tmp")
     temporary.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in out), encoding="utf-8")

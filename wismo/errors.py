@@ -1,4 +1,8 @@
-"""The one error family wismo raises for problems a user can fix (bad input, bad options)."""
+"""The one error family wismo raises for problems a user can fix; every stage uses it.
+
+The CLI catches a WismoError, prints its message on one line and exits 2: users never see a
+traceback for their own mistakes (bad input, bad options, a run folder that cannot be read).
+"""
 
 
 class WismoError(Exception):

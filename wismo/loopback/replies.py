@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tests.fakes.server import Reply
+from wismo.loopback.server import Reply
 
 OPENAI_MODEL = "gpt-fake-2026-01-01"
 ANTHROPIC_MODEL = "claude-fake-20260101"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from recorder.claims.cues import (
+from analysis.claims.cues import (
     ACKNOWLEDGE,
     ARRIVAL,
     AUX,
@@ -31,9 +31,9 @@ from recorder.claims.cues import (
     UNTIL,
     WHOLE,
 )
-from recorder.claims.facts import ItemFacts, OrderFacts
-from recorder.claims.finding import SEVERITY, Finding
-from recorder.claims.text import (
+from analysis.claims.facts import ItemFacts, OrderFacts
+from analysis.claims.finding import SEVERITY, Finding
+from analysis.claims.text import (
     VAGUE_TIME,
     DateMention,
     Mention,

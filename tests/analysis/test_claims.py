@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from recorder.claims import CHECKER_VERSION, KINDS, SEVERITY, Finding, check_summary, findings_to_json
+from analysis.claims import CHECKER_VERSION, KINDS, SEVERITY, Finding, check_summary, findings_to_json
 from recorder.dataset import Records
 from recorder.evidence import Evidence, derive
 from recorder.lookups import Lookups, NotFound, to_json_text
 from recorder.summaries import compose_summary
-from tests.conftest import default_cases, default_records, renamed_dataset
+from tests.helpers import default_cases, default_records, renamed_dataset
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS = json.loads((DATA / "claims_corpus.json").read_text())
@@ -298,7 +298,7 @@ def test_plurals_and_partial_product_names_are_mentions():
 
 
 def test_the_longest_product_name_wins_and_generic_words_are_not_names():
-    from recorder.claims.text import item_mentions
+    from analysis.claims.text import item_mentions
     items = [("LAPTOP-14", "14-inch laptop"), ("BAG-15", "15-inch laptop bag"), ("GIFT-CARD", "gift card")]
     text = "Your laptop bag shipped, your laptop did not, and your card was declined; the gift card is fine."
     found = [(text[m.start:m.end], m.skus) for m in item_mentions(text, items)]

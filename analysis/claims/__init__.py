@@ -47,9 +47,9 @@ Limits (known; measured on tests/data/claims_corpus.json and claims_heldout.json
 
 from __future__ import annotations
 
-from recorder.claims.facts import order_facts
-from recorder.claims.finding import KINDS, SEVERITY, Finding, findings_to_json
-from recorder.claims.rules import Checker
+from analysis.claims.facts import order_facts
+from analysis.claims.finding import KINDS, SEVERITY, Finding, findings_to_json
+from analysis.claims.rules import Checker
 from recorder.evidence import Evidence
 
 CHECKER_VERSION = 1

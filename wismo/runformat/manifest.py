@@ -1,0 +1,123 @@
+"""The model of manifest.json: what a run was asked to do and exactly what the model was given.
+
+`record` builds the manifest through `Manifest` (so it cannot write a field the format does not
+define); `wismo.runformat.read.read_manifest` validates a manifest against it and names the field
+that is wrong. Every field carries a description; docs/run-format.md's table is generated from them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from wismo.runformat import SCHEMA_VERSION
+
+
+def _doc(text: str, **kwargs: Any) -> Any:
+    return Field(description=text, **kwargs)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProviderInfo(_Model):
+    """Which provider answered."""
+
+    name: str = _doc("the provider's registry name (scripted, openai, anthropic, openai-chat)")
+    label: str = _doc("a readable description (secrets stripped)")
+    isLanguageModel: bool = _doc("false for the scripted policy")
+
+
+class DatasetInfo(_Model):
+    """Which dataset the run used."""
+
+    name: str = _doc("the dataset's folder name")
+    folder: str = _doc("`default` for the packaged dataset, else its path")
+    hash: str = _doc("sha256 over records.json and cases.json: a resume refuses a changed dataset")
+    clock: str = _doc("the dataset's fixed 'now'")
+
+
+class CaseEntry(_Model):
+    """One case of the run, as the dataset gave it."""
+
+    caseId: str = _doc("the case's id")
+    orderId: str = _doc("the order it asks about")
+    question: str = _doc("the customer's words, sent as the first user message")
+    expected: dict[str, Any] = _doc("the expected assessment fields")
+
+
+class BudgetsInfo(_Model):
+    """The limits on every conversation."""
+
+    maxTurns: int = _doc("model requests per conversation")
+    maxToolCalls: int = _doc("tool calls per conversation")
+    requestTimeoutS: float = _doc("seconds one model request may take")
+    conversationDeadlineS: float = _doc("seconds one conversation may take in all")
+
+
+class ToolDefinition(_Model):
+    """A tool exactly as the model received it."""
+
+    name: str = _doc("the tool's name")
+    description: str = _doc("its description")
+    parameters: dict[str, Any] = _doc("its input schema")
+
+
+class PlanEntry(_Model):
+    """One planned conversation."""
+
+    conversationId: str = _doc("`<caseId>.<design>.r<repetition>`")
+    caseId: str = _doc("the case")
+    design: str = _doc("the design")
+    repetition: int = _doc("1..repetitions")
+    pairIndex: int = _doc("the (case, repetition) pair")
+    pairPosition: int = _doc("1 when this design goes first in its pair")
+
+
+class ResumeEntry(_Model):
+    """One `--resume` of the run."""
+
+    at: str = _doc("when it began")
+    commandLine: list[str] = _doc("its command line, secrets redacted")
+    rerun: int = _doc("conversations it set out to run")
+    repairedLine: int | None = _doc("a truncated last line it found, if any")
+
+
+class HostInfo(_Model):
+    """The machine that recorded the run."""
+
+    python: str = _doc("the Python version")
+    platform: str = _doc("the platform string")
+    cpus: int | None = _doc("logical CPUs")
+
+
+class Manifest(_Model):
+    """manifest.json."""
+
+    schemaVersion: Literal[1] = _doc("the schema version", default=SCHEMA_VERSION)
+    wismoVersion: str = _doc("the version of wismo that recorded the run")
+    runId: str = _doc("the run folder's name")
+    provider: ProviderInfo = _doc("which provider answered")
+    model: str = _doc("the model id requested")
+    baseUrl: str | None = _doc("the API base URL, userinfo and secret query parameters stripped")
+    apiKeyEnv: str | None = _doc("the variable the key was read from (never its value)")
+    tokenCounts: str = _doc("provider-reported, or how the counts were estimated")
+    dataset: DatasetInfo = _doc("which dataset")
+    cases: list[CaseEntry] = _doc("the cases of the plan, with their expectations")
+    designs: list[str] = _doc("the designs recorded, in order")
+    repetitions: int = _doc("repetitions of every (case, design)")
+    concurrency: int = _doc("conversations in flight at once")
+    budgets: BudgetsInfo = _doc("the limits on every conversation")
+    instructions: str = _doc("the instructions exactly as sent")
+    answerSchema: dict[str, Any] = _doc("the JSON schema of the answer")
+    tools: dict[str, list[ToolDefinition]] = _doc("per design, the tools exactly as the model received them")
+    toolsListed: dict[str, list[dict[str, Any]]] = _doc("per design, the raw `tools/list` entries")
+    serverCommands: dict[str, list[str]] = _doc("per design, the command that started its MCP server")
+    plan: list[PlanEntry] = _doc("every planned conversation")
+    startedAt: str = _doc("when the run began")
+    finishedAt: str | None = _doc("when the last invocation ended; null while it runs")
+    resumes: list[ResumeEntry] = _doc("every --resume")
+    commandLine: list[str] = _doc("the command line, secrets redacted")
+    host: HostInfo = _doc("the machine")
