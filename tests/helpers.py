@@ -7,6 +7,7 @@ environment child processes need).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,3 +41,11 @@ def renamed_dataset() -> tuple[dict[str, Any], list[dict[str, Any]]]:
         text_records = text_records.replace(old, new)
         text_cases = text_cases.replace(old, new)
     return json.loads(text_records), json.loads(text_cases)
+
+
+def marked_command(marker: str, document: str = "README.md") -> str:
+    """The shell command in the ```sh block that follows `<!-- marker -->` in a document of the repository."""
+    text = (ROOT / document).read_text()
+    match = re.search(rf"<!-- {marker} -->\s*```sh\n(.+?)\n```", text, re.S)
+    assert match, f"{document} has no {marker} block"
+    return match.group(1).strip()

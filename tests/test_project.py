@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import sys
@@ -12,20 +11,13 @@ from pathlib import Path
 import click
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, marked_command
 from wismo.cli import cli
 
 
-def readme_command(marker: str) -> str:
-    text = (ROOT / "README.md").read_text()
-    match = re.search(rf"<!-- {marker} -->\s*```sh\n(.+?)\n```", text, re.S)
-    assert match, f"README.md has no {marker} block"
-    return match.group(1).strip()
-
-
 def test_readme_names_both_set_up_commands():
-    demo = readme_command("demo-command")
-    test = readme_command("test-command")
+    demo = marked_command("demo-command")
+    test = marked_command("test-command")
     assert demo.startswith("python -m pip install -e .") and " wismo " in f" {demo} "
     assert test.endswith("python -m pytest")
     subcommand = demo.split("wismo ", 1)[1].split()[0]
@@ -69,3 +61,18 @@ def test_wheel_ships_the_data_files(tmp_path):
     assert "wismo/cli/__init__.py" in names
     sql = sorted(p.name for p in (ROOT / "analysis" / "sql").glob("*.sql"))
     assert all(f"analysis/sql/{name}" in names for name in sql)
+
+
+def test_every_relative_link_in_the_docs_points_to_a_file():
+    import re
+
+    broken = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} → {target}")
+    assert not broken, broken
+
+
+def test_the_readme_stays_short_with_the_reference_in_docs():
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 200

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import marked_command
 from tests.site import factories
 from tests.site.test_reviews import entry, write
 from wismo.sitegen.reviews import load_reviews
@@ -96,7 +97,5 @@ def test_scrubs_leave_a_stable_page():
                            '<svg aria-hidden="true" focusable="false" data-chart="x">[chart]</svg>')
 
 
-def test_readme_documents_the_refresh_command():
-    from tests.test_project import readme_command
-
-    assert readme_command("gold-refresh-command") == REFRESH
+def test_the_site_page_documents_the_refresh_command():
+    assert marked_command("gold-refresh-command", "docs/site.md") == REFRESH
