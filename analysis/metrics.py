@@ -8,7 +8,10 @@ from analysis.model import (
     METRICS,
     DesignMetrics,
     DeterministicOrder,
+    FaultCause,
+    FaultSummary,
     MetricComparison,
+    PairCounts,
     PairedRow,
     RunInfo,
     RunSummary,
@@ -41,8 +44,31 @@ def comparisons(db: RunDatabase, info: RunInfo) -> list[MetricComparison]:
                              saving_pct=row["saving_pct"], paired_n=row["paired_n"],
                              median_difference=row["median_difference"], ci_low=row["ci_low"],
                              ci_high=row["ci_high"], bootstrap_resamples=row["bootstrap_resamples"],
-                             bootstrap_seed=row["bootstrap_seed"])
+                             bootstrap_seed=row["bootstrap_seed"], all_baseline_median=row["all_baseline_median"],
+                             all_other_median=row["all_other_median"], all_saving_pct=row["all_saving_pct"])
             for row in db.query_dicts("metrics_comparisons.sql")]
+
+
+def pair_counts(db: RunDatabase) -> PairCounts | None:
+    """The pairs both designs finished and who answered them correctly (metrics_pairs.sql)."""
+    rows = db.query_dicts("metrics_pairs.sql")
+    return PairCounts(**rows[0]) if rows else None
+
+
+def faults(db: RunDatabase) -> FaultSummary:
+    """Infrastructure faults per design and status, and each distinct cause (metrics_faults.sql)."""
+    by_design: dict[str, dict[str, int]] = {}
+    causes: dict[tuple[str, str], FaultCause] = {}
+    for row in db.query_dicts("metrics_faults.sql"):
+        counts = by_design.setdefault(row["design"], {})
+        counts[row["status"]] = counts.get(row["status"], 0) + row["conversations"]
+        key = (row["status"], row["cause"])
+        known = causes.get(key) or FaultCause(row["status"], row["cause"], 0, {}, row["example"])
+        causes[key] = FaultCause(known.status, known.cause, known.conversations + row["conversations"],
+                                 {**known.by_design, row["design"]: row["conversations"]},
+                                 min(known.example, row["example"]))
+    ranked = sorted(causes.values(), key=lambda c: (-c.conversations, c.status, c.cause))
+    return FaultSummary(by_design, ranked)
 
 
 def paired_rows(db: RunDatabase, info: RunInfo) -> list[PairedRow]:
@@ -89,4 +115,5 @@ def summarize(db: RunDatabase, info: RunInfo, *, paired: bool = True) -> RunSumm
     # 1 s at 100k conversations), and only `summarize --json` prints them.
     return RunSummary(run=info, designs=design_metrics(db, info), comparisons=comparisons(db, info),
                       paired=paired_rows(db, info) if paired else None, deterministic=orders,
-                      deterministic_passed=deterministic_passed, claim_findings=claim_counts(db))
+                      deterministic_passed=deterministic_passed, claim_findings=claim_counts(db),
+                      pairs=pair_counts(db), faults=faults(db))

@@ -101,21 +101,73 @@ class DesignMetrics:
 
 @dataclass(frozen=True)
 class MetricComparison:
-    """How much `other` saves over `baseline` on one metric's medians, with a paired bootstrap interval."""
+    """How much `other` saves over `baseline` on one metric, over the pairs where both answered correctly.
+
+    A cheaper wrong answer is no saving: the medians, the saving and the paired difference with its
+    bootstrap interval are over the (case, repetition) pairs where both designs passed. The all_*
+    figures are over every finished conversation, kept beside them for reference.
+    """
 
     run_id: str
     metric: str
     baseline: str  # design, e.g. "granular"
     other: str  # design, e.g. "focused"
-    baseline_median: float | None
+    baseline_median: float | None  # over the both-correct pairs
     other_median: float | None
-    saving_pct: float | None  # (baseline - other) / baseline * 100 on the medians
-    paired_n: int  # (case, repetition) pairs with both designs present
-    median_difference: float | None  # median over pairs of (other - baseline)
+    saving_pct: float | None  # (baseline - other) / baseline * 100 on those medians
+    paired_n: int  # both-correct (case, repetition) pairs where both have a value for this metric
+    median_difference: float | None  # median over those pairs of (other - baseline)
     ci_low: float | None  # 95 % bootstrap interval of that median difference (seeded)
     ci_high: float | None
     bootstrap_resamples: int
     bootstrap_seed: int
+    all_baseline_median: float | None = None  # over every finished conversation, failed and errored included
+    all_other_median: float | None = None
+    all_saving_pct: float | None = None
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """The (case, repetition) pairs where both designs finished, and who answered them correctly."""
+
+    baseline: str
+    other: str
+    pairs: int
+    correct_pairs: int  # both passed: the pairs every saving is computed over
+    only_baseline: int  # only the baseline passed
+    only_other: int  # only the other passed
+
+
+@dataclass(frozen=True)
+class FaultCause:
+    """One distinct infrastructure fault (status and error text): how many conversations, per design, an example."""
+
+    status: str
+    cause: str
+    conversations: int
+    by_design: dict[str, int]
+    example: str  # a conversation id that ended with it
+
+
+@dataclass(frozen=True)
+class FaultSummary:
+    """Conversations that ended in an infrastructure fault (provider_error, tool_error, timeout, interrupted)."""
+
+    by_design: dict[str, dict[str, int]] = field(default_factory=dict)  # design -> status -> conversations
+    causes: list[FaultCause] = field(default_factory=list)  # most frequent first
+
+    @property
+    def total(self) -> int:
+        """All faulted conversations."""
+        return sum(sum(counts.values()) for counts in self.by_design.values())
+
+    def per_design(self, designs: list[str]) -> dict[str, int]:
+        """Faulted conversations of each design (0 for a design without any)."""
+        return {d: sum(self.by_design.get(d, {}).values()) for d in designs}
+
+    def unequal(self, designs: list[str]) -> bool:
+        """The designs suffered different numbers of faults: a comparison of them is biased."""
+        return len(set(self.per_design(designs).values())) > 1
 
 
 @dataclass(frozen=True)
@@ -150,6 +202,8 @@ class RunSummary:
     deterministic: list[DeterministicOrder]
     deterministic_passed: bool | None  # None when the file is absent
     claim_findings: dict[str, dict[str, int]] = field(default_factory=dict)  # design -> kind -> summaries
+    pairs: PairCounts | None = None  # None with fewer than two designs
+    faults: FaultSummary = field(default_factory=FaultSummary)
 
 
 @dataclass(frozen=True)

@@ -266,6 +266,7 @@ class Dataset(BaseModel):
     content_hash: str
     records: Records
     cases: list[Case]
+    warnings: list[str] = []  # problems that do not stop a run but will make it fail (see case_warnings)
 
     def case(self, case_id: str) -> Case:
         """Return the case with this ID or raise a DatasetError naming the known ones."""
@@ -393,6 +394,13 @@ def load_cases(folder: Path | str, records: Records) -> list[Case]:
     return cases
 
 
+def case_warnings(cases: list[Case]) -> list[str]:
+    """Cases a run can only fail: the model learns the order ID from the question alone."""
+    return [f"{CASES_FILE}: [{index}] {case.caseId}: its question does not contain its orderId {case.orderId}, so "
+            "no model (nor the scripted policy) can look the order up: every conversation of this case will fail"
+            for index, case in enumerate(cases) if case.orderId not in case.question]
+
+
 def load_dataset(folder: Path | str | None = None) -> Dataset:
     """Load a dataset folder (the packaged default when None); raise DatasetError on bad input."""
     path = Path(folder) if folder is not None else DEFAULT_DATASET_DIR
@@ -402,4 +410,4 @@ def load_dataset(folder: Path | str | None = None) -> Dataset:
     cases = load_cases(path, records)
     name = "default" if path.resolve() == DEFAULT_DATASET_DIR.resolve() else path.resolve().name
     return Dataset(name=name, folder=path.resolve(), content_hash=dataset_hash(path),
-                   records=records, cases=cases)
+                   records=records, cases=cases, warnings=case_warnings(cases))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +28,7 @@ from wismo.runformat.events import (
     ToolResultReceived,
     Usage,
 )
-from wismo.runformat.write import ConversationLog
+from wismo.runformat.write import ConversationLog, RunWriteError, now_us
 
 # The usage block of a request that got no response: nothing was reported, nothing is guessed.
 NO_USAGE = Usage(inputTokens=None, outputTokens=None, cachedTokens=None, estimated=False)
@@ -81,6 +82,7 @@ class Outcome:
     cached_tokens: int | None
     elapsed_ms: float
     fatal_error: ProviderError | None = None
+    error: str | None = None
 
 
 @dataclass
@@ -126,28 +128,45 @@ class Conversation:
 
     def __init__(self, plan: ConversationPlan, provider: Provider, server: ToolServer, tools: list[ToolSpec],
                  instructions: str, answer_schema: dict[str, Any], budgets: Budgets, log: ConversationLog,
-                 on_response: Any = None) -> None:
+                 on_response: Any = None, interruption: Callable[[], str] | None = None) -> None:
         self.plan, self.provider, self.server, self.tools = plan, provider, server, tools
         self.instructions, self.answer_schema, self.budgets, self.log = instructions, answer_schema, budgets, log
         self.on_response = on_response
+        # What to say when the conversation is cancelled from outside (the runner knows why).
+        self.interruption = interruption or (lambda: "the run was interrupted (Ctrl-C or a signal)")
         self.tally = _Tally()
         self._tool_names = {t.name for t in tools}
+        self._deadline: asyncio.Timeout | None = None
 
     async def run(self) -> Outcome:
-        """Run to a final answer or a budget; log everything; never raise for a model's mistakes."""
+        """Run to a final answer or a budget; log everything; never raise for a model's or a provider's mistakes.
+
+        Only a failed write (RunWriteError) escapes: without its trace a conversation cannot count.
+        """
         plan = self.plan
-        started = time.perf_counter()
+        started = now_us()
         self.log.write(ConversationStarted(caseId=plan.case_id, orderId=plan.order_id, design=plan.design,
                                            repetition=plan.repetition, pairIndex=plan.pair_index,
-                                           pairPosition=plan.pair_position))
+                                           pairPosition=plan.pair_position), at=started)
         status, budget, error, final_text, fatal = "answered", None, None, None, None
         try:
-            final_text = await asyncio.wait_for(self._turns(started), timeout=self.budgets.conversation_deadline_s)
+            async with asyncio.timeout(self.budgets.conversation_deadline_s) as self._deadline:
+                final_text = await self._turns()
         except TimeoutError:
+            if not self._deadline_reached():
+                raise
             status, budget, error = "timeout", "deadline", \
                 f"conversation deadline of {self.budgets.conversation_deadline_s:g} s reached"
         except _Stop as stop:
             status, budget, error, fatal = stop.status, stop.budget, stop.error, stop.fatal
+        except asyncio.CancelledError:
+            # Ctrl-C, a signal or the run stopping: this attempt ends here, recorded as such, and the
+            # runner waits for this line before it closes anything.
+            status, error = "interrupted", self.interruption()
+        except RunWriteError:
+            raise
+        except Exception as exc:  # a bug must end this conversation only, never the run
+            status, error = "provider_error", f"unexpected: {type(exc).__name__}: {exc}"
 
         assessment = None
         if status == "answered":
@@ -155,16 +174,27 @@ class Conversation:
             if assessment is None:
                 status, error = "invalid_answer", parse_error
         scored = score(assessment, plan.expected)
-        elapsed_ms = (time.perf_counter() - started) * 1000
+        finished = now_us()
+        # Both readings stamp the lines' ts, so the claimed time is exactly what the timestamps say.
+        elapsed_ms = (finished - started) / 1000
         claimed = {"turns": self.tally.turns, "toolCalls": self.tally.tool_calls, **self.tally.tokens,
-                   "elapsedMs": round(elapsed_ms, 3)}
+                   "elapsedMs": elapsed_ms, "elapsedExact": True}
         self.log.write(ConversationFinished(status=status, budgetHit=budget, error=error, finalText=final_text,
-                                            assessment=assessment, score=scored, claimed=claimed))
+                                            assessment=assessment, score=scored, claimed=claimed), at=finished)
         return Outcome(status, scored["passed"], self.tally.turns, self.tally.tool_calls,
                        self.tally.tokens["inputTokens"], self.tally.tokens["outputTokens"],
-                       self.tally.tokens["cachedTokens"], elapsed_ms, fatal)
+                       self.tally.tokens["cachedTokens"], elapsed_ms, fatal, error)
 
-    async def _turns(self, started: float) -> str:
+    def _deadline_reached(self) -> bool:
+        return self._deadline is not None and self._deadline.expired()
+
+    def _cancelled(self) -> ProviderError:
+        """Why a request or tool call in flight was cancelled: the deadline, or the run being interrupted."""
+        if self._deadline_reached():
+            return ProviderError("timeout", "cancelled: conversation deadline reached")
+        return ProviderError("interrupted", f"cancelled: {self.interruption()}")
+
+    async def _turns(self) -> str:
         history: list[dict[str, Any]] = [{"type": "message", "role": "user", "content": self.plan.question}]
         new_items = list(history)
         while True:
@@ -197,28 +227,41 @@ class Conversation:
             response = await asyncio.wait_for(self.provider.complete(request),
                                               timeout=self.budgets.request_timeout_s)
         except TimeoutError:
+            if self._deadline_reached():
+                raise  # the conversation's deadline, not this request's timeout: run() records it
             failure = ProviderError("timeout", f"no response within {self.budgets.request_timeout_s:g} s")
             self._log_failed_response(turn, sent, failure)
             raise _Stop("timeout", "request_timeout", str(failure)) from None
         except asyncio.CancelledError:
-            # The conversation deadline cancelled this request: the trace still gets its response line,
-            # so every request has one and the claimed turns match the lines.
-            self._log_failed_response(turn, sent, ProviderError("timeout", "cancelled: conversation deadline reached"))
+            # The deadline or an interruption cancelled this request: the trace still gets its response
+            # line, so every request has one and the claimed turns match the lines.
+            self._log_failed_response(turn, sent, self._cancelled())
             raise
         except ProviderError as failure:
             self._log_failed_response(turn, sent, failure)
             status = "timeout" if failure.kind == "timeout" else "provider_error"
             raise _Stop(status, "request_timeout" if failure.kind == "timeout" else None,
                         f"{failure.kind}: {failure}", failure if failure.fatal else None) from None
+        except Exception as exc:  # the adapter could not read what came back: this conversation's fault only
+            failure = ProviderError("unexpected", f"{type(exc).__name__}: {exc}")
+            self._log_failed_response(turn, sent, failure)
+            raise _Stop("provider_error", None, f"{failure.kind}: {failure}") from None
         usage = response.usage.to_json()
         self.tally.add_usage(usage)
+        # A 200 with nothing in it (no choices, no output items, no content blocks) is the provider's
+        # fault, not an answer the model gave: it must not be scored as the model's invalid answer.
+        empty = not response.output_items and not response.raw_output
+        failure = ProviderError("malformed_response", "the provider answered without any output "
+                                "(no choices, output items or content blocks)") if empty else None
         self.log.write(ModelResponseReceived(
             turn=turn, outputItems=response.output_items, usage=usage, model=response.model,
             responseId=response.response_id, latencyMs=round((time.perf_counter() - sent) * 1000, 3),
-            retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s], error=None,
-            rawOutput=response.raw_output))
+            retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s],
+            error=failure.to_json() if failure else None, rawOutput=response.raw_output))
         if self.on_response:
             self.on_response(self.plan, turn, usage)
+        if failure is not None:
+            raise _Stop("provider_error", None, f"{failure.kind}: {failure}")
         return response
 
     def _log_failed_response(self, turn: int, sent: float, failure: ProviderError) -> None:
@@ -233,30 +276,34 @@ class Conversation:
             self.tally.tool_calls += 1
             self.log.write(ToolCallMade(turn=turn, callId=call["callId"], name=call["name"],
                                         arguments=call["arguments"]))
-        results = await asyncio.gather(*(self._run_tool(turn, call) for call in calls))
-        died = [r for r in results if r["errorKind"] == "server_died"]
+        results: dict[int, dict[str, Any]] = {}
+        try:
+            await asyncio.gather(*(self._run_tool(turn, index, call, results) for index, call in enumerate(calls)))
+        except asyncio.CancelledError:
+            # Cancelled by the deadline or an interruption: every call still gets its result line (a call
+            # cancelled before it even started included), so no call is left without one.
+            reason = self._cancelled()
+            for index, call in enumerate(calls):
+                if index not in results:
+                    self.log.write(ToolResultReceived(
+                        turn=turn, callId=call["callId"], name=call["name"], text=str(reason), isError=True,
+                        errorKind="cancelled", bytes=0, latencyMs=0.0))
+            raise
+        ordered = [results[index] for index in range(len(calls))]
+        died = [r for r in ordered if r["errorKind"] == "server_died"]
         outputs = [{"type": "function_call_output", "callId": r["callId"], "output": r["text"],
-                    "isError": r["isError"]} for r in results]
+                    "isError": r["isError"]} for r in ordered]
         if died:
             raise _Stop("tool_error", None, died[0]["text"])
         return outputs
 
-    async def _run_tool(self, turn: int, call: dict[str, Any]) -> dict[str, Any]:
+    async def _run_tool(self, turn: int, index: int, call: dict[str, Any], results: dict[int, dict[str, Any]]) -> None:
         started = time.perf_counter()
-        try:
-            text, is_error, kind = await self._call_tool(call)
-        except asyncio.CancelledError:
-            # Cancelled by the conversation deadline: record the call's end so no call is left without a result.
-            self.log.write(ToolResultReceived(
-                turn=turn, callId=call["callId"], name=call["name"], text="cancelled: conversation deadline reached",
-                isError=True, errorKind="cancelled", bytes=0,
-                latencyMs=round((time.perf_counter() - started) * 1000, 3)))
-            raise
-        result = {"callId": call["callId"], "text": text, "isError": is_error, "errorKind": kind}
+        text, is_error, kind = await self._call_tool(call)
+        results[index] = {"callId": call["callId"], "text": text, "isError": is_error, "errorKind": kind}
         self.log.write(ToolResultReceived(
             turn=turn, callId=call["callId"], name=call["name"], text=text, isError=is_error, errorKind=kind,
             bytes=len(text.encode("utf-8")), latencyMs=round((time.perf_counter() - started) * 1000, 3)))
-        return result
 
     async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, str | None]:
         if call["name"] not in self._tool_names:
@@ -272,4 +319,6 @@ class Conversation:
             outcome = await self.server.call(call["name"], arguments)
         except ServerDied as exc:
             return f"the tool server failed: {exc}", True, "server_died"
+        except Exception as exc:  # e.g. a restart that failed: still this conversation's tool fault only
+            return f"the tool server failed: {type(exc).__name__}: {exc}", True, "server_died"
         return outcome.text, outcome.is_error, "tool" if outcome.is_error else None

@@ -62,10 +62,13 @@ def tool_definition(tool: Any) -> dict[str, Any]:
 
 
 class ToolServer:
-    """A running MCP server: list its tools, call them, and survive the process dying.
+    """A running MCP server: list its tools, call them, and survive the process dying or stalling.
 
     The SDK's client holds task-bound cancel scopes, so one supervisor task owns it (start, restart,
-    stop) while any conversation task may send calls through it.
+    stop) while any conversation task may send calls through it. Each started process is an
+    *instance* with its own number: a failed call restarts the server only when the instance it was
+    sent to is still the current one, so the errors of calls stranded on an instance already being
+    replaced (they all fail as it is torn down) never restart the fresh one.
     """
 
     def __init__(self, command: list[str], *, label: str, log_path: Path | None = None,
@@ -77,6 +80,7 @@ class ToolServer:
         self.tools_raw: list[dict[str, Any]] = []
         self.calls = 0
         self.restarts = 0
+        self._instance = 0  # the number of the instance now running (or starting)
         self._client: Client | None = None
         self._ready = asyncio.Event()
         self._restart = asyncio.Event()
@@ -114,11 +118,16 @@ class ToolServer:
                                   read_timeout_seconds=self.call_timeout_s) as client:
                     listing = await client.list_tools()
                     self.tools_raw = [tool_definition(t) for t in listing.tools]
+                    if not self._stopping:
+                        self._restart.clear()  # a restart asked of an earlier instance is void
                     self._client = client
+                    self._instance += 1
                     self._start_error = None
                     self._ready.set()
                     await self._restart.wait()
-                    self._restart.clear()
+                    # From here the instance is being replaced: calls still on it fail as it is torn
+                    # down, and their errors must not ask for another restart.
+                    self._client = None
             except Exception as exc:  # a server that cannot start is reported to whoever waits
                 self._start_error = exc
                 self._ready.set()
@@ -129,6 +138,12 @@ class ToolServer:
                 self.restarts += 1
                 self._ready.clear()
 
+    def _instance_failed(self, instance: int) -> None:
+        """Restart the server if `instance` is the one running; a stale failure of an older one changes nothing."""
+        if instance == self._instance and self._client is not None and not self._restart.is_set():
+            self._ready.clear()
+            self._restart.set()
+
     def tool_specs(self) -> list[ToolSpec]:
         """The tools as the model sees them: name, description verbatim, inputSchema as parameters."""
         return [ToolSpec(t["name"], t.get("description", ""), t.get("inputSchema", {})) for t in self.tools_raw]
@@ -136,7 +151,7 @@ class ToolServer:
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Send one tools/call; raise ServerDied (and restart the server) when the process is gone."""
         await self._wait_ready()
-        client = self._client
+        client, instance = self._client, self._instance
         if client is None:
             raise ServerDied(f"MCP server {self.label!r} is not running")
         self.calls += 1
@@ -144,8 +159,7 @@ class ToolServer:
         try:
             result = await client.call_tool(name, arguments)
         except Exception as exc:
-            self._ready.clear()
-            self._restart.set()
+            self._instance_failed(instance)
             raise ServerDied(f"MCP server {self.label!r} failed during {name}: {type(exc).__name__}: {exc}") from exc
         latency = (time.perf_counter() - started) * 1000
         text = "\n".join(getattr(block, "text", "") for block in result.content)

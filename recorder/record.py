@@ -1,4 +1,11 @@
-"""`wismo record`: plan cases × designs × repetitions, run them through the loop, write the raw run."""
+"""`wismo record`: plan cases × designs × repetitions, run them through the loop, write the raw run.
+
+What a run survives: every conversation is isolated (an exception or an unreadable response ends
+that one only); a fatal provider error, a failed write or Ctrl-C stops the run, and the
+conversations in flight are then recorded as `interrupted` before anything is closed; only one
+process writes to a run folder at a time (wismo.runformat.lock); no secret reaches disk
+(wismo.runformat.redact). `--resume` (recorder.attempts) re-runs what did not finish cleanly.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +13,16 @@ import asyncio
 import os
 import platform
 import re
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from recorder.attempts import ResumePlan, plan_resume
 from recorder.comparison import run_comparison
 from recorder.dataset import DEFAULT_DATASET_DIR, Dataset, load_dataset
 from recorder.instructions import ANSWER_SCHEMA, build_instructions
@@ -23,14 +32,28 @@ from recorder.providers import create_provider
 from recorder.providers.base import Provider, ProviderSettings
 from wismo import __version__
 from wismo.errors import WismoError
-from wismo.runformat import COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION
-from wismo.runformat.events import AttemptSuperseded, RunFinished, RunResumed, RunStarted
+from wismo.runformat import COMPARISON_FILE, EVENTS_FILE, LOGS_DIR, MANIFEST_FILE, SCHEMA_VERSION
+from wismo.runformat.events import FAULT_STATUSES, AttemptSuperseded, RunFinished, RunResumed, RunStarted
+from wismo.runformat.lock import run_lock
 from wismo.runformat.manifest import Manifest
-from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
-from wismo.runformat.write import ConversationLog, EventWriter, now_iso, write_json_atomic
+from wismo.runformat.read import EventLines, read_event_lines, read_manifest
+from wismo.runformat.redact import SECRET_NAME, Redactor, strip_url_secrets
+from wismo.runformat.write import (
+    ConversationLog,
+    EventWriter,
+    RunWriteError,
+    now_iso,
+    write_failure,
+    write_json_atomic,
+)
 
 DESIGN_NAMES = ("granular", "focused")
-ERROR_STATUSES = ("provider_error", "tool_error", "timeout")
+ERROR_STATUSES = FAULT_STATUSES
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+# What a start-up killed before the manifest was written leaves in the folder: it may be taken over.
+START_UP_FILES = {LOGS_DIR, COMPARISON_FILE, COMPARISON_FILE + ".tmp", ".wismo-lock"}
+
+After = Callable[[Path], None]
 
 
 @dataclass(frozen=True)
@@ -58,12 +81,14 @@ class Progress(Protocol):
     def start(self, total: int, skipped: int) -> None: ...
     def response(self, plan: ConversationPlan, turn: int, usage: dict[str, Any]) -> None: ...
     def finished(self, plan: ConversationPlan, outcome: Outcome) -> None: ...
+    def warn(self, message: str) -> None: ...
 
 
 class _Silent:
     def start(self, total: int, skipped: int) -> None: ...
     def response(self, plan: ConversationPlan, turn: int, usage: dict[str, Any]) -> None: ...
     def finished(self, plan: ConversationPlan, outcome: Outcome) -> None: ...
+    def warn(self, message: str) -> None: ...
 
 
 @dataclass
@@ -74,11 +99,45 @@ class RunResult:
     outcomes: list[tuple[ConversationPlan, Outcome]]
     skipped: int
     aborted: str | None = None
+    nothing_to_do: bool = False
+    interrupted: bool = False
+    write_error: RunWriteError | None = None
 
     @property
     def errored(self) -> int:
-        """Conversations that ended in a provider, tool or timeout error."""
+        """Conversations that ended in an infrastructure fault (provider, tool, timeout, interrupted)."""
         return sum(outcome.status in ERROR_STATUSES for _, outcome in self.outcomes)
+
+    @property
+    def resume_command(self) -> str:
+        """The exact command that continues this run."""
+        return f"wismo record --resume {shlex.quote(str(self.run_dir))}"
+
+
+class RunAborted(WismoError):
+    """A fatal provider error (401/403) stopped the run; what was recorded stays."""
+
+    def __init__(self, result: RunResult) -> None:
+        super().__init__(f"the run stopped: {result.aborted}. Conversations recorded so far are kept in "
+                         f"{result.run_dir}; fix the problem and continue with: {result.resume_command}")
+        self.result = result
+
+
+class RunInterrupted(WismoError):
+    """Ctrl-C or a signal stopped the run; the conversations in flight were recorded as interrupted."""
+
+    exit_code = 130
+
+    def __init__(self, result: RunResult | None, run_dir: Path | None = None) -> None:
+        if result is None:
+            super().__init__(f"interrupted during start-up, before anything was recorded; start it again with "
+                             f"the same command (it takes over {run_dir})")
+        else:
+            in_flight = sum(o.status == "interrupted" for _, o in result.outcomes)
+            super().__init__(f"interrupted: {in_flight} conversation(s) in flight recorded as interrupted, "
+                             f"everything finished is kept in {result.run_dir}; continue with: "
+                             f"{result.resume_command}")
+        self.result = result
 
 
 def plan_conversations(dataset: Dataset, designs: Sequence[str], repetitions: int,
@@ -110,12 +169,9 @@ def new_run_id(provider: str, model: str) -> str:
     return f"{stamp}-{_slug(provider)}-{_slug(model)}"
 
 
-_SECRET_FLAG = re.compile(r"(key|token|secret|password)", re.I)
-
-
-def redact_command_line(argv: Sequence[str]) -> list[str]:
-    """The command line as recorded: values of secret-looking flags and any live key value hidden."""
-    secrets = {v for k, v in os.environ.items() if _SECRET_FLAG.search(k) and len(v) >= 8}
+def redact_command_line(argv: Sequence[str], redactor: Redactor | None = None) -> list[str]:
+    """The command line as recorded: secret flags' values, URL credentials and any live key value hidden."""
+    redactor = redactor or Redactor.from_environment()
     redacted: list[str] = []
     hide_next = False
     for arg in argv:
@@ -124,16 +180,14 @@ def redact_command_line(argv: Sequence[str]) -> list[str]:
             hide_next = False
             continue
         flag, sep, _ = arg.partition("=")
-        secret_flag = flag.startswith("--") and _SECRET_FLAG.search(flag) and flag != "--api-key-env"
+        secret_flag = flag.startswith("--") and SECRET_NAME.search(flag) and flag != "--api-key-env"
         if secret_flag and sep:
             redacted.append(f"{flag}=[redacted]")
         elif secret_flag:
             redacted.append(arg)
             hide_next = True
         else:
-            for secret in secrets:
-                arg = arg.replace(secret, "[redacted]")
-            redacted.append(arg)
+            redacted += redactor.scrub_args([arg])
     return redacted
 
 
@@ -143,15 +197,16 @@ def _dataset_reference(dataset: Dataset) -> str:
 
 
 def _manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: Dataset,
-              plans: list[ConversationPlan], servers: dict[str, ToolServer]) -> dict[str, Any]:
+              plans: list[ConversationPlan], servers: dict[str, ToolServer], redactor: Redactor) -> dict[str, Any]:
     # Built through the model, so the manifest cannot hold a field the run format does not define.
     return Manifest.model_validate({
         "schemaVersion": SCHEMA_VERSION,
         "wismoVersion": __version__,
         "runId": run_id,
-        "provider": {"name": provider.name, "label": provider.label, "isLanguageModel": provider.is_language_model},
+        "provider": {"name": provider.name, "label": redactor.scrub(provider.label),
+                     "isLanguageModel": provider.is_language_model},
         "model": provider.model,
-        "baseUrl": options.base_url,
+        "baseUrl": strip_url_secrets(options.base_url) if options.base_url else None,
         "apiKeyEnv": options.api_key_env,
         "tokenCounts": "provider-reported" if provider.is_language_model
         else "estimated offline with o200k_base (bpe-openai) over the Responses API request",
@@ -173,13 +228,19 @@ def _manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: 
         "startedAt": now_iso(),
         "finishedAt": None,
         "resumes": [],
-        "commandLine": redact_command_line(options.command_line),
+        "commandLine": redact_command_line(options.command_line, redactor),
         "host": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
     }).model_dump(mode="json")
 
 
 class _Runner:
-    """Runs planned conversations with bounded concurrency; a fatal provider error stops everything."""
+    """Runs planned conversations with bounded concurrency, each isolated from the others.
+
+    A conversation's own failure ends that conversation only. A fatal provider error (401/403) or a
+    failed write stops the run: no new conversation starts, and those in flight are cancelled and
+    record themselves as `interrupted`; Ctrl-C (this task being cancelled) does the same. run_all
+    returns only once no conversation is left running, so the servers are never closed under one.
+    """
 
     def __init__(self, provider: Provider, servers: dict[str, ToolServer], manifest: dict[str, Any],
                  writer: EventWriter, budgets: Budgets, concurrency: int, progress: Progress) -> None:
@@ -188,15 +249,40 @@ class _Runner:
         self.semaphore = asyncio.Semaphore(max(1, concurrency))
         self.outcomes: list[tuple[ConversationPlan, Outcome]] = []
         self.aborted: str | None = None
+        self.interrupted = False
+        self.write_error: RunWriteError | None = None
+        self._tasks: list[asyncio.Task[None]] = []
 
     async def run_all(self, work: list[tuple[ConversationPlan, int]]) -> None:
-        tasks = [asyncio.create_task(self._one(plan, attempt)) for plan, attempt in work]
+        """Run every planned attempt; on cancellation, wait for each conversation's last line, then re-raise."""
+        self._tasks = [asyncio.create_task(self._one(plan, attempt)) for plan, attempt in work]
         try:
-            await asyncio.gather(*tasks)
-        except _Abort:
-            for task in tasks:
+            # A task cancelled by abort() is a result here, not a reason to stop waiting for the others.
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        except asyncio.CancelledError:
+            self.interrupted = True
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            raise
+
+    def abort(self, reason: str) -> None:
+        """Stop the run: nothing new starts; conversations in flight are cancelled and end as interrupted."""
+        if self.aborted:
+            return
+        self.aborted = reason
+        current = asyncio.current_task()
+        for task in self._tasks:
+            if task is not current:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def result(self, run_dir: Path, skipped: int) -> RunResult:
+        """What this invocation did."""
+        return RunResult(run_dir, self.outcomes, skipped, self.aborted, interrupted=self.interrupted,
+                         write_error=self.write_error)
+
+    def _interruption(self) -> str:
+        if self.aborted:
+            return f"the run stopped ({self.aborted}) while this conversation was in flight"
+        return "the run was interrupted (Ctrl-C or a signal) while this conversation was in flight"
 
     async def _one(self, plan: ConversationPlan, attempt: int) -> None:
         async with self.semaphore:
@@ -206,17 +292,18 @@ class _Runner:
             conversation = Conversation(plan, self.provider, server, server.tool_specs(),
                                         self.manifest["instructions"], self.manifest["answerSchema"], self.budgets,
                                         ConversationLog(self.writer, plan.conversation_id, attempt),
-                                        on_response=self.progress.response)
-            outcome = await conversation.run()
+                                        on_response=self.progress.response, interruption=self._interruption)
+            try:
+                outcome = await conversation.run()
+            except RunWriteError as exc:
+                # Without its lines a conversation cannot count, and neither can any other: stop.
+                self.write_error = self.write_error or exc
+                self.abort(str(exc))
+                return
             self.outcomes.append((plan, outcome))
             self.progress.finished(plan, outcome)
             if outcome.fatal_error is not None:
-                self.aborted = str(outcome.fatal_error)
-                raise _Abort
-
-
-class _Abort(Exception):
-    pass
+                self.abort(str(outcome.fatal_error))
 
 
 # A tools/call (and the server's start-up handshake) gets its own limit, apart from the model's request
@@ -226,74 +313,138 @@ MCP_CALL_TIMEOUT_S = 60.0
 
 async def _start_servers(stack: AsyncExitStack, designs: Sequence[str], dataset: Dataset,
                          run_dir: Path) -> dict[str, ToolServer]:
-    logs = run_dir / "logs"
-    logs.mkdir(exist_ok=True)
+    logs = run_dir / LOGS_DIR
+    try:
+        logs.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise write_failure(logs, exc) from None
     # The comparison needs both designs even when only one is recorded.
     wanted = dict.fromkeys([*DESIGN_NAMES, *designs])
     return await start_servers(stack, {d: server_command(d, dataset.folder) for d in wanted}, logs,
                                MCP_CALL_TIMEOUT_S)
 
 
-async def record(options: RecordOptions, progress: Progress | None = None) -> RunResult:
-    """Record a new run; return its folder and outcomes. Bad options raise WismoError before any work."""
-    progress = progress or _Silent()
+def _check_options(options: RecordOptions) -> None:
     unknown = [d for d in options.designs if d not in DESIGN_NAMES]
     if unknown or not options.designs:
         raise WismoError(f"unknown design(s) {', '.join(unknown) or '(none)'}; known: {', '.join(DESIGN_NAMES)}")
     if options.repetitions < 1:
         raise WismoError("--repetitions must be at least 1")
+    if options.run_id is not None and (not RUN_ID.fullmatch(options.run_id) or ".." in options.run_id):
+        raise WismoError(f"--run-id {options.run_id!r} must be a plain folder name (letters, digits, '.', '_', "
+                         "'-'; no '/', no '..'); use --out to choose where the run folder goes")
+    if options.provider == "scripted":
+        ignored = [flag for flag, value in (("--model", options.model), ("--base-url", options.base_url),
+                                            ("--api-key-env", options.api_key_env)) if value]
+        if ignored:
+            raise WismoError(f"{', '.join(ignored)} do(es) not apply to the scripted provider (a fixed offline "
+                             "policy, not a model); leave it out, or choose --provider")
+
+
+def _take_folder(run_dir: Path) -> bool:
+    """Create the run folder; True if it already existed (only a start-up killed before its manifest may)."""
+    try:
+        run_dir.mkdir(parents=True)
+        return False
+    except FileExistsError:
+        return True
+    except OSError as exc:
+        raise write_failure(run_dir, exc) from None
+
+
+def _abandoned_start(run_dir: Path) -> bool:
+    """A folder a killed start-up left: no manifest, no events, only start-up files."""
+    return run_dir.is_dir() and all(p.name in START_UP_FILES for p in run_dir.iterdir())
+
+
+async def record(options: RecordOptions, progress: Progress | None = None, *, after: After | None = None) -> RunResult:
+    """Record a new run; return its folder and outcomes. Bad options raise WismoError before any work.
+
+    `after(run_dir)` runs once the run is written, still under the run's lock (the CLI checks claims).
+    """
+    progress = progress or _Silent()
+    _check_options(options)
     dataset = load_dataset(options.dataset_dir)
+    for warning in dataset.warnings:
+        progress.warn(warning)
     plans = plan_conversations(dataset, options.designs, options.repetitions, options.case_ids)
     provider = create_provider(options.provider, ProviderSettings(
         model=options.model, base_url=options.base_url, api_key_env=options.api_key_env))
     run_id = options.run_id or new_run_id(provider.name, provider.model)
     run_dir = options.out_dir / run_id
-    if run_dir.exists():
-        raise WismoError(f"{run_dir} already exists; choose another --run-id or resume it with --resume {run_dir}")
-    run_dir.mkdir(parents=True)
-    (run_dir / "logs").mkdir()
+    existed = _take_folder(run_dir)
+    with run_lock(run_dir, "wismo record"):
+        if existed and not _abandoned_start(run_dir):
+            raise WismoError(f"{run_dir} already exists; choose another --run-id or resume it with "
+                             f"--resume {run_dir}")
+        redactor = Redactor.from_environment(options.api_key_env, [options.base_url])
+        try:
+            result = await _record_in(run_dir, run_id, options, dataset, plans, provider, redactor, progress)
+        except asyncio.CancelledError:
+            raise RunInterrupted(None, run_dir) from None
+        finally:
+            await provider.aclose()
+        return _ended(result, after)
 
+
+async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, dataset: Dataset,
+                     plans: list[ConversationPlan], provider: Provider, redactor: Redactor,
+                     progress: Progress) -> RunResult:
     async with AsyncExitStack() as stack:
         servers = await _start_servers(stack, options.designs, dataset, run_dir)
         # The same servers the conversations use must first show they return the same evidence.
         comparison = await run_comparison(dataset, servers=servers)
-        write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json())
+        write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json(), redactor)
         if not comparison.passed:
             raise WismoError(f"the two designs do not return the same evidence for dataset {dataset.name}; "
                              f"nothing recorded (see {run_dir / COMPARISON_FILE})")
         servers = {d: servers[d] for d in options.designs}
-        manifest = _manifest(run_id, options, provider, dataset, plans, servers)
-        write_json_atomic(run_dir / MANIFEST_FILE, manifest)
-        writer = EventWriter(run_dir / EVENTS_FILE, run_id)
+        manifest = _manifest(run_id, options, provider, dataset, plans, servers, redactor)
+        write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
+        writer = EventWriter(run_dir / EVENTS_FILE, run_id, redactor)
         writer.write(RunStarted(wismoVersion=__version__, planned=len(plans)))
         progress.start(len(plans), 0)
         runner = _Runner(provider, servers, manifest, writer, options.budgets, options.concurrency, progress)
-        try:
-            await runner.run_all([(plan, 1) for plan in plans])
-        finally:
-            await provider.aclose()
-        _finish(writer, run_dir, manifest, runner)
-    result = RunResult(run_dir, runner.outcomes, 0, runner.aborted)
-    if runner.aborted:
+        await _run(runner, [(plan, 1) for plan in plans])
+        _finish(writer, run_dir, manifest, runner, redactor)
+    return runner.result(run_dir, 0)
+
+
+async def _run(runner: _Runner, work: list[tuple[ConversationPlan, int]]) -> None:
+    """Run the work; an interruption is recorded by the runner and ends here, so the run can be closed."""
+    try:
+        await runner.run_all(work)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # handled: closing the servers and writing the last lines must not be cancelled
+
+
+def _finish(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner: _Runner,
+            redactor: Redactor) -> None:
+    errored = sum(o.status in ERROR_STATUSES for _, o in runner.outcomes)
+    aborted = runner.aborted or ("interrupted (Ctrl-C or a signal)" if runner.interrupted else None)
+    try:
+        writer.write(RunFinished(conversations=len(runner.outcomes), errored=errored, aborted=aborted,
+                                 serverRestarts={d: s.restarts for d, s in runner.servers.items()}))
+        writer.close()
+        manifest["finishedAt"] = now_iso()
+        write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
+    except RunWriteError as exc:
+        runner.write_error = runner.write_error or exc
+
+
+def _ended(result: RunResult, after: After | None) -> RunResult:
+    """Raise for a run that did not end normally; else run `after` (under the lock) and return the result."""
+    if result.write_error is not None:
+        raise result.write_error
+    if result.interrupted:
+        raise RunInterrupted(result)
+    if after is not None and not result.nothing_to_do:
+        after(result.run_dir)
+    if result.aborted:
         raise RunAborted(result)
     return result
-
-
-class RunAborted(WismoError):
-    """A fatal provider error (401/403) stopped the run; what was recorded stays."""
-
-    def __init__(self, result: RunResult) -> None:
-        super().__init__(f"the run stopped: {result.aborted}. Conversations recorded so far are kept in "
-                         f"{result.run_dir}; fix the problem and continue with --resume {result.run_dir}")
-        self.result = result
-
-
-def _finish(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner: _Runner) -> None:
-    errored = sum(o.status in ERROR_STATUSES for _, o in runner.outcomes)
-    writer.write(RunFinished(conversations=len(runner.outcomes), errored=errored, aborted=runner.aborted))
-    writer.close()
-    manifest["finishedAt"] = now_iso()
-    write_json_atomic(run_dir / MANIFEST_FILE, manifest)
 
 
 def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[ConversationPlan]:
@@ -307,68 +458,96 @@ def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[Con
     return plans
 
 
+def _resume_base_url(manifest: dict[str, Any], base_url: str | None) -> str | None:
+    """The manifest's base URL, or the one given to supply the credentials it was stored without."""
+    stored = manifest.get("baseUrl")
+    if base_url is None:
+        return stored
+    if strip_url_secrets(base_url) != stored:
+        raise WismoError(f"--base-url {strip_url_secrets(base_url)} is not the run's ({stored}); with --resume, "
+                         "--base-url only supplies the credentials the manifest was stored without")
+    return base_url
+
+
+def _read_for_resume(run_dir: Path) -> dict[str, Any]:
+    if _abandoned_start(run_dir):
+        raise WismoError(f"{run_dir} was stopped during start-up, before its manifest was written, so there is "
+                         f"nothing to resume: start it again with the same `wismo record` command (its --run-id "
+                         f"{run_dir.name} takes the folder over)")
+    return read_manifest(run_dir)
+
+
 async def resume(run_dir: Path, *, concurrency: int | None = None, command_line: Sequence[str] = (),
-                 progress: Progress | None = None) -> RunResult:
-    """Re-run the conversations a run did not finish; complete ones are skipped, partial ones superseded."""
+                 progress: Progress | None = None, keep_errors: bool = False, base_url: str | None = None,
+                 after: After | None = None) -> RunResult:
+    """Continue a run: re-run what did not finish cleanly (and, unless keep_errors, what ended in a fault).
+
+    Finished answers, invalid answers and budget hits are never re-run; an attempt that no longer
+    counts is superseded (its lines stay). A finished run with nothing to re-run is left untouched.
+    """
     progress = progress or _Silent()
-    manifest = read_manifest(run_dir)
-    folder = manifest["dataset"]["folder"]
-    dataset = load_dataset(None if folder == "default" else Path(folder))
-    if dataset.content_hash != manifest["dataset"]["hash"]:
-        raise WismoError(f"the dataset at {dataset.folder} changed since {run_dir} was recorded "
-                         f"({dataset.content_hash[:19]} ≠ {manifest['dataset']['hash'][:19]}); cannot resume")
+    with run_lock(run_dir, "wismo record --resume"):
+        manifest = _read_for_resume(run_dir)
+        folder = manifest["dataset"]["folder"]
+        dataset = load_dataset(None if folder == "default" else Path(folder))
+        if dataset.content_hash != manifest["dataset"]["hash"]:
+            raise WismoError(f"the dataset at {dataset.folder} changed since {run_dir} was recorded "
+                             f"({dataset.content_hash[:19]} ≠ {manifest['dataset']['hash'][:19]}); cannot resume")
+        for warning in dataset.warnings:
+            progress.warn(warning)
+        base_url = _resume_base_url(manifest, base_url)
+        events_path = run_dir / EVENTS_FILE
+        lines = read_event_lines(events_path) if events_path.exists() else None
+        plans = _plans_from_manifest(manifest, dataset)
+        todo = plan_resume(lines.events if lines else [], [p.conversation_id for p in plans], keep_errors=keep_errors)
+        if not todo.rerun and not todo.supersede and lines is not None and lines.ends_with_newline:
+            return RunResult(run_dir, [], todo.kept, nothing_to_do=True)
+
+        provider = create_provider(manifest["provider"]["name"], ProviderSettings(
+            model=manifest["model"], base_url=base_url, api_key_env=manifest.get("apiKeyEnv")))
+        redactor = Redactor.from_environment(manifest.get("apiKeyEnv"), [base_url])
+        try:
+            result = await _resume_in(run_dir, manifest, dataset, plans, todo, lines, provider, redactor,
+                                      concurrency, command_line, progress)
+        finally:
+            await provider.aclose()
+        return _ended(result, after)
+
+
+async def _resume_in(run_dir: Path, manifest: dict[str, Any], dataset: Dataset, plans: list[ConversationPlan],
+                     todo: ResumePlan, lines: EventLines | None, provider: Provider, redactor: Redactor,
+                     concurrency: int | None, command_line: Sequence[str], progress: Progress) -> RunResult:
     events_path = run_dir / EVENTS_FILE
-    lines = read_event_lines(events_path) if events_path.exists() else None
     repaired = None
     if lines and not lines.ends_with_newline:
         # A line cut short by a kill stays in the file (counted as malformed); the next line starts clean.
-        with open(events_path, "ab") as handle:
-            handle.write(b"\n")
+        try:
+            with open(events_path, "ab") as handle:
+                handle.write(b"\n")
+        except OSError as exc:
+            raise write_failure(events_path, exc) from None
         repaired = lines.line_count
-    events = lines.events if lines else []
-    live = live_attempts(events)
-    finished = {(e["conversationId"], e["attempt"]) for _, e in events if e["type"] == "conversation_finished"}
-    highest: dict[str, int] = {}
-    for _, event in events:
-        if event.get("conversationId"):
-            highest[event["conversationId"]] = max(highest.get(event["conversationId"], 0), event.get("attempt", 1))
-
-    plans = _plans_from_manifest(manifest, dataset)
-    provider = create_provider(manifest["provider"]["name"], ProviderSettings(
-        model=manifest["model"], base_url=manifest.get("baseUrl"), api_key_env=manifest.get("apiKeyEnv")))
-    writer = EventWriter(events_path, manifest["runId"])
-    work: list[tuple[ConversationPlan, int]] = []
-    superseded = 0
-    for plan in plans:
-        attempt = live.get(plan.conversation_id)
-        if attempt is not None and (plan.conversation_id, attempt) in finished:
-            continue
-        if attempt is not None:
-            writer.write(AttemptSuperseded(conversationId=plan.conversation_id, attempt=attempt,
-                                           reason="no conversation_finished: the run stopped during this attempt"))
-            superseded += 1
-        work.append((plan, highest.get(plan.conversation_id, 0) + 1))
+    writer = EventWriter(events_path, manifest["runId"], redactor)
+    for mark in todo.supersede:
+        writer.write(AttemptSuperseded(conversationId=mark.conversation_id, attempt=mark.attempt, reason=mark.reason))
+    work = [(plan, todo.rerun[plan.conversation_id]) for plan in plans if plan.conversation_id in todo.rerun]
     skipped = len(plans) - len(work)
-    writer.write(RunResumed(wismoVersion=__version__, repairedLine=repaired, supersededAttempts=superseded,
+    writer.write(RunResumed(wismoVersion=__version__, repairedLine=repaired, supersededAttempts=len(todo.supersede),
                             alreadyComplete=skipped))
-    manifest["resumes"].append({"at": now_iso(), "commandLine": redact_command_line(command_line),
+    manifest["resumes"].append({"at": now_iso(), "commandLine": redact_command_line(command_line, redactor),
                                 "rerun": len(work), "repairedLine": repaired})
+    manifest["finishedAt"] = None
+    write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
     budgets = Budgets(manifest["budgets"]["maxTurns"], manifest["budgets"]["maxToolCalls"],
                       manifest["budgets"]["requestTimeoutS"], manifest["budgets"]["conversationDeadlineS"])
     progress.start(len(plans), skipped)
     async with AsyncExitStack() as stack:
-        servers = await _start_servers(stack, manifest["designs"], dataset, run_dir)
+        servers = await _start_servers(stack, manifest["designs"], dataset, run_dir) if work else {}
         runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest["concurrency"],
                          progress)
-        try:
-            await runner.run_all(work)
-        finally:
-            await provider.aclose()
-        _finish(writer, run_dir, manifest, runner)
-    result = RunResult(run_dir, runner.outcomes, skipped, runner.aborted)
-    if runner.aborted:
-        raise RunAborted(result)
-    return result
+        await _run(runner, work)
+        _finish(writer, run_dir, manifest, runner, redactor)
+    return runner.result(run_dir, skipped)
 
 
 def default_command_line() -> tuple[str, ...]:

@@ -17,7 +17,7 @@ SHARED = ("wismo.errors", "wismo.runformat")
 # A stage (by the folder of its modules) and the packages it may import besides itself and SHARED.
 ALLOWED: dict[str, tuple[str, ...]] = {
     "wismo/runformat": (),
-    "wismo/loopback": (),
+    "wismo/loopback": ("recorder",),  # it plays the scripted policy over the providers' wire formats
     "recorder": (),
     "analysis": ("recorder",),
     "wismo/sitegen": ("analysis",),

@@ -6,7 +6,9 @@ traceback for their own mistakes (bad input, bad options, a run folder that cann
 
 
 class WismoError(Exception):
-    """A problem the user can fix; the CLI prints its message on one line and exits non-zero."""
+    """A problem the user can fix; the CLI prints its message on one line and exits with `exit_code`."""
+
+    exit_code = 2
 
 
 class DatasetError(WismoError):

@@ -1,6 +1,6 @@
 -- The paired differences behind each comparison and their bootstrap: paired_differences holds,
--- per metric, second design - first design over the (case, repetition) pairs where both have a
--- value, sorted (r = rank); bootstrap_medians holds the median of each of B resamples (B =
+-- per metric, second design - first design over the (case, repetition) pairs where both designs
+-- answered correctly (a cheap wrong answer is no saving) and both have a value, sorted (r = rank); bootstrap_medians holds the median of each of B resamples (B =
 -- getvariable('bootstrap_resamples'), default 2000, seeded by getvariable('bootstrap_seed'),
 -- default 20261008). metrics_comparisons.sql reads both.
 --
@@ -31,8 +31,9 @@ WITH params AS (
                    {'metric': 'totalTokens', 'ord': 5, 'd': o.total_tokens::DOUBLE - b.total_tokens},
                    {'metric': 'elapsedMs', 'ord': 6, 'd': o.elapsed_ms - b.elapsed_ms}], recursive := true)
     FROM params p
-    JOIN conversations b ON b.design = p.baseline
-    JOIN conversations o ON o.design = p.other AND o.case_id = b.case_id AND o.repetition = b.repetition
+    JOIN conversations b ON b.design = p.baseline AND b.passed
+    JOIN conversations o ON o.design = p.other AND o.passed AND o.case_id = b.case_id
+                        AND o.repetition = b.repetition
 )
 SELECT metric, ord, case_id, repetition, d, row_number() OVER (PARTITION BY metric ORDER BY d) AS r
 FROM pairs

@@ -1,13 +1,14 @@
 -- Claimed counters (conversation_finished.claimed) that differ from the events: turns = number of
 -- model_response events, toolCalls = number of tool_call events, input/output/cached tokens = sums
 -- of the per-response usage (null when no response reported any), and elapsedMs = the time between
--- the conversation_started and conversation_finished timestamps within a tolerance of
--- 5 ms + 1 % of that time. The tolerance covers what separates the two clocks: elapsedMs is
--- monotonic time taken just before each of those events is stamped with the wall clock.
+-- the conversation_started and conversation_finished timestamps, to the microsecond: the recorder
+-- stamps both lines with the very clock readings it computes elapsedMs from (claimed.elapsedExact),
+-- so no load on the machine can make them differ and any edit of either shows. Runs recorded before
+-- that (elapsedExact absent) took the two from different clocks and are held within 5 ms + 1 %.
 -- A conversation stopped by its deadline still has a model_response for its cancelled request (the
 -- recorder writes one with a timeout error), so no exception is made for it.
 WITH counters AS (
-    SELECT conversation_id, attempt,
+    SELECT conversation_id, attempt, coalesce(claimed.elapsedExact, false) AS exact,
            unnest([
                {'counter': 'turns', 'claimed': claimed.turns::DOUBLE, 'recomputed': responses::DOUBLE},
                {'counter': 'toolCalls', 'claimed': claimed.toolCalls::DOUBLE, 'recomputed': calls::DOUBLE},
@@ -27,7 +28,8 @@ SELECT conversation_id, attempt, counter, claimed, recomputed
 FROM counters
 WHERE CASE counter
           WHEN 'elapsedMs' THEN recomputed IS NULL OR claimed IS NULL
-                                OR abs(claimed - recomputed) > 5 + 0.01 * abs(recomputed)
+                                OR abs(claimed - recomputed) > CASE WHEN exact THEN 0.0005
+                                                                    ELSE 5 + 0.01 * abs(recomputed) END
           ELSE claimed IS DISTINCT FROM recomputed
       END
 ORDER BY conversation_id, attempt, counter;

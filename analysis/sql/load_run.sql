@@ -95,7 +95,8 @@ WITH lines AS (
                WHEN type IN ('tool_call', 'tool_result') AND callId IS NULL THEN type || ' without callId'
                WHEN type = 'conversation_finished'
                     AND (status IS NULL OR status NOT IN ('answered', 'invalid_answer', 'provider_error',
-                                                          'tool_error', 'budget_exhausted', 'timeout'))
+                                                          'tool_error', 'budget_exhausted', 'timeout',
+                                                          'interrupted'))
                    THEN 'conversation_finished with unknown status ' || coalesce(status, 'null')
                WHEN type = 'conversation_finished' AND (score IS NULL OR claimed IS NULL)
                    THEN 'conversation_finished without score or claimed'

@@ -37,7 +37,8 @@ SELECT g.* EXCLUDE (assessment_json, score_json, claimed_json, started_ts, finis
            "delayReasons": "BOOLEAN", "deliveryEstimate": "BOOLEAN", "missingEvidence": "BOOLEAN"},
            "passed": "BOOLEAN"}') AS stored_score,
        json_transform(g.claimed_json, '{"turns": "BIGINT", "toolCalls": "BIGINT", "inputTokens": "BIGINT",
-           "outputTokens": "BIGINT", "cachedTokens": "BIGINT", "elapsedMs": "DOUBLE"}') AS claimed
+           "outputTokens": "BIGINT", "cachedTokens": "BIGINT", "elapsedMs": "DOUBLE", "elapsedExact": "BOOLEAN"}')
+           AS claimed
 FROM event_groups g
 JOIN attempts a USING (conversation_id, attempt)
 WHERE g.readable AND NOT g.foreign_run AND a.live;

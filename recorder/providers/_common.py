@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from recorder.providers.base import ProviderError
 from recorder.providers.retry import Failure
 from wismo.errors import WismoError
 
@@ -79,7 +80,20 @@ def classify_sdk_error(err: BaseException, sdk: ModuleType, *, who: str, key: Ap
         return Failure("other", f"{who} answered {status}: {detail}", status)
     if isinstance(err, sdk.APIError):
         return Failure("other", scrub(f"{who}: {api_message(err)}", key.value))
+    if isinstance(err, ValueError) and type(err).__name__ in ("JSONDecodeError", "UnicodeDecodeError"):
+        # The SDK could not parse a 2xx body: the provider's fault, never the model's answer.
+        return Failure("malformed_response", scrub(f"{who} answered with a body that is not JSON ({err})", key.value))
     return None
+
+
+def require_parsed(value: Any, *, who: str, key: ApiKey) -> Any:
+    """The SDK's parsed response; a 2xx body that was not JSON (the SDK hands back its text) is malformed_response."""
+    if isinstance(value, str | bytes):
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        excerpt = " ".join(text.split())[:120] or "(empty)"
+        raise ProviderError("malformed_response",
+                            scrub(f"{who} answered with a body that is not JSON: {excerpt!r}", key.value))
+    return value
 
 
 def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:

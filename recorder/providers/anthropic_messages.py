@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from recorder.linking import ToolSpec
-from recorder.providers._common import classify_sdk_error, dump, read_key, to_json_text
+from recorder.providers._common import classify_sdk_error, dump, read_key, require_parsed, to_json_text
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
 
@@ -54,7 +54,7 @@ class AnthropicMessagesProvider:
                                                       timeout=request.timeout_s)
 
         outcome = await call_with_retries(attempt, self._classify, self._policy)
-        message = outcome.value
+        message = require_parsed(outcome.value, who="Anthropic", key=self._key)
         content = list(getattr(message, "content", None) or [])
         return ModelResponse(
             output_items=from_content(content),

@@ -18,7 +18,8 @@ from typing import Any, Literal, Protocol
 
 from recorder.linking import ToolSpec
 
-ErrorKind = Literal["rate_limited", "server_error", "timeout", "auth", "bad_request", "connection", "other"]
+ErrorKind = Literal["rate_limited", "server_error", "timeout", "auth", "bad_request", "connection",
+                    "malformed_response", "unexpected", "interrupted", "other"]
 
 
 @dataclass(frozen=True)

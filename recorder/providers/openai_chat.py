@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from recorder.linking import ToolSpec
-from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, strict_schema
+from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, require_parsed, strict_schema
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
 from wismo.errors import WismoError
@@ -68,7 +68,7 @@ class OpenAIChatProvider:
                                                               extra_body=options, timeout=request.timeout_s)
 
         outcome = await call_with_retries(attempt, self._classify, self._policy)
-        completion = outcome.value
+        completion = require_parsed(outcome.value, who=f"the server at {self.base_url}", key=self._key)
         choices = list(getattr(completion, "choices", None) or [])
         return ModelResponse(
             output_items=from_message(choices[0].message) if choices else [],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from recorder.providers._common import classify_sdk_error, dump, read_key, strict_schema
+from recorder.providers._common import classify_sdk_error, dump, read_key, require_parsed, strict_schema
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.responses_wire import answer_format, responses_body
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
@@ -51,13 +51,14 @@ class OpenAIResponsesProvider:
             return await self._client.responses.create(model=model, extra_body=body, timeout=request.timeout_s)
 
         outcome = await call_with_retries(attempt, self._classify, self._policy)
-        response = outcome.value
+        response = require_parsed(outcome.value, who="OpenAI", key=self._key)
+        output = getattr(response, "output", None) or []  # none at all: the loop calls it malformed_response
         return ModelResponse(
-            output_items=from_output(response.output),
+            output_items=from_output(output),
             usage=usage_of(getattr(response, "usage", None)),
             model=getattr(response, "model", None),
             response_id=getattr(response, "id", None),
-            raw_output=[dump(item) for item in response.output],
+            raw_output=[dump(item) for item in output],
             retries=outcome.retries,
             retry_waits_s=outcome.waits_s,
         )

@@ -45,7 +45,7 @@ class ScriptedProvider:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Decide the next step from the history alone."""
-        output = self._next_output(request)
+        output = self.next_output(request)
         body = json.dumps(responses_body(request, self.model), ensure_ascii=False)
         generated = "".join(item.get("text") or (item["name"] + item["arguments"]) for item in output)
         usage = Usage(input_tokens=count_tokens(body), output_tokens=count_tokens(generated), cached_tokens=None,
@@ -53,7 +53,8 @@ class ScriptedProvider:
         return ModelResponse(output_items=output, usage=usage, model=self.model,
                              response_id=f"scripted-{request.turn}", raw_output=output)
 
-    def _next_output(self, request: ModelRequest) -> list[dict[str, Any]]:
+    def next_output(self, request: ModelRequest) -> list[dict[str, Any]]:
+        """The policy's next step as neutral output items (the loopback server plays it over the wire too)."""
         calls = {item["callId"]: item for item in request.history if item["type"] == "function_call"}
         outputs = [item for item in request.history if item["type"] == "function_call_output"]
         if not calls:

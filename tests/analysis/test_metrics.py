@@ -8,7 +8,7 @@ from math import comb
 import pytest
 
 from analysis import summarize_runs, validate_runs
-from analysis.model import METRICS
+from analysis.model import METRICS, PairCounts
 from tests.analysis.runbuilder import Conv, RunSpec, write_run
 
 G, F = "granular", "focused"
@@ -59,24 +59,28 @@ def test_per_design_figures_match_the_hand_computation(hand_summary):
 
 
 def test_savings_and_paired_differences(hand_summary):
+    # (A, 1) and (A, 2): both designs passed; (B, 1): only focused; (B, 2): only granular. Savings and
+    # paired differences are over the two both-correct pairs only; the all-conversation figures are kept.
+    assert hand_summary.pairs == PairCounts(G, F, pairs=4, correct_pairs=2, only_baseline=1, only_other=1)
     by_metric = {c.metric: c for c in hand_summary.comparisons}
     assert list(by_metric) == list(METRICS)
-    expected = {  # saving % on the medians; median of the paired (focused - granular) differences
-        "turns": (100 / 3, -1.0),            # differences -1, -1, -2, 0
-        "toolCalls": (75.0, -3.0),           # -3, -3, -4, 0
-        "inputTokens": (59.2, -370.0),       # -350, -390, -730, 0
-        "outputTokens": (40.0, -25.0),       # -30, -30, -20, 20
-        "totalTokens": (100 * 395 / 685, -400.0),  # -380, -420, -750, 20
-        "elapsedMs": (59.375, -19.0),        # -18, -20, -34, -10
+    expected = {  # saving % on the both-correct medians; their paired median difference; saving over all
+        "turns": (100 / 3, -1.0, 100 / 3),                 # granular 3, 3; focused 2, 2
+        "toolCalls": (75.0, -3.0, 75.0),                   # 4, 4; 1, 1
+        "inputTokens": (59.2, -370.0, 59.2),               # 600, 650; 250, 260
+        "outputTokens": (50.0, -30.0, 40.0),               # 60, 60; 30, 30 (all: medians 50 and 30)
+        "totalTokens": (100 * 400 / 685, -400.0, 100 * 395 / 685),  # 660, 710; 280, 290
+        "elapsedMs": (59.375, -19.0, 59.375),              # 30, 34; 12, 14
     }
-    for metric, (saving, difference) in expected.items():
+    for metric, (saving, difference, saving_all) in expected.items():
         comparison = by_metric[metric]
-        assert (comparison.baseline, comparison.other, comparison.paired_n) == (G, F, 4)
+        assert (comparison.baseline, comparison.other, comparison.paired_n) == (G, F, 2)
         assert comparison.saving_pct == pytest.approx(saving)
+        assert comparison.all_saving_pct == pytest.approx(saving_all)
         assert comparison.median_difference == difference
         assert comparison.ci_low <= comparison.median_difference <= comparison.ci_high
     # a resample's median lies between the smallest and largest difference
-    assert by_metric["totalTokens"].ci_low >= -750 and by_metric["totalTokens"].ci_high <= 20
+    assert by_metric["totalTokens"].ci_low >= -420 and by_metric["totalTokens"].ci_high <= -380
 
 
 def test_paired_rows_put_both_designs_side_by_side(hand_summary):

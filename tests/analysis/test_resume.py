@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 
 from analysis import summarize_runs, validate_runs
 from recorder.record import resume
 from tests.helpers import WISMO
-from wismo.cli.record import run_and_check_claims
+from wismo.cli.record import check_claims
 
 
 def test_a_killed_then_resumed_run_validates_with_notices(tmp_path):
@@ -24,7 +25,7 @@ def test_a_killed_then_resumed_run_validates_with_notices(tmp_path):
     cut_conversation = json.loads(lines[last_finished])["conversationId"]
     kept = lines[:last_finished]
     events.write_text("\n".join(kept) + "\n" + lines[last_finished][:40])
-    run_and_check_claims(resume(run_dir))  # as `wismo record --resume` does
+    asyncio.run(resume(run_dir, after=check_claims))  # as `wismo record --resume` does
 
     [validation] = validate_runs([run_dir])
     assert validation.passed, [(c.name, c.rows) for c in validation.checks if c.row_count]

@@ -162,7 +162,11 @@ def test_a_fatal_provider_error_stops_the_run_and_resume_finishes_it(tmp_path, m
 
     fake_registry.STATE["reject"] = False
     result = asyncio.run(resume(tmp_path / "auth"))
-    assert result.skipped == 1 and len(result.outcomes) == 27
+    # The conversation the 401 ended is a fault: fixing the key and resuming runs it again.
+    assert result.skipped == 0 and len(result.outcomes) == 28
+    events = [e for _, e in read_event_lines(tmp_path / "auth" / "events.jsonl").events]
+    [mark] = [e for e in events if e["type"] == "attempt_superseded"]
+    assert mark["attempt"] == 1 and "provider_error" in mark["reason"]
 
 
 def test_wismo_score_rescoring_with_changed_expectations(tmp_path, make_dataset):

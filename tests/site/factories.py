@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,10 @@ from analysis.model import (
     ConversationDetail,
     DesignMetrics,
     DeterministicOrder,
+    FaultCause,
+    FaultSummary,
     MetricComparison,
+    PairCounts,
     PairedRow,
     RunInfo,
     RunSummary,
@@ -280,9 +283,12 @@ def summarize(run: RunInfo, details: list[ConversationDetail],
     comparisons = []
     baseline, other = run.designs
     by_design = {m.design: m for m in designs}
+    # Like the analysis: savings over the pairs where both designs answered correctly; all_* over everything.
+    correct = [row for row in paired if row.passed[baseline] and row.passed[other]]
     for metric in METRICS:
-        b, o = by_design[baseline].stats[metric].median, by_design[other].stats[metric].median
-        diffs = [row.values[other][metric] - row.values[baseline][metric] for row in paired
+        b, o = (_stat([row.values[d][metric] for row in correct]).median for d in (baseline, other))
+        all_b, all_o = by_design[baseline].stats[metric].median, by_design[other].stats[metric].median
+        diffs = [row.values[other][metric] - row.values[baseline][metric] for row in correct
                  if row.values[other][metric] is not None and row.values[baseline][metric] is not None]
         rng = random.Random(20261130)
         boot = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(1000))
@@ -290,11 +296,25 @@ def summarize(run: RunInfo, details: list[ConversationDetail],
             run_id=run.run_id, metric=metric, baseline=baseline, other=other, baseline_median=b, other_median=o,
             saving_pct=(b - o) / b * 100 if b else None, paired_n=len(diffs),
             median_difference=float(statistics.median(diffs)), ci_low=float(boot[24]), ci_high=float(boot[974]),
-            bootstrap_resamples=1000, bootstrap_seed=20261130))
+            bootstrap_resamples=1000, bootstrap_seed=20261130, all_baseline_median=all_b, all_other_median=all_o,
+            all_saving_pct=(all_b - all_o) / all_b * 100 if all_b else None))
+    pair_counts = PairCounts(baseline, other, len(paired), len(correct),
+                             sum(r.passed[baseline] and not r.passed[other] for r in paired),
+                             sum(r.passed[other] and not r.passed[baseline] for r in paired))
+    faults: dict[str, dict[str, int]] = defaultdict(dict)
+    causes: dict[tuple[str, str], list[ConversationDetail]] = defaultdict(list)
+    for d in details:
+        if d.status in ("provider_error", "tool_error", "timeout", "interrupted"):
+            faults[d.design][d.status] = faults[d.design].get(d.status, 0) + 1
+            causes[(d.status, d.error or "(no message)")].append(d)
+    fault_summary = FaultSummary(dict(faults), [
+        FaultCause(status, cause, len(hit), dict(Counter(d.design for d in hit)), min(d.conversation_id for d in hit))
+        for (status, cause), hit in sorted(causes.items(), key=lambda item: (-len(item[1]), item[0]))])
     deterministic = [DeterministicOrder(o, True, {"granular": g, "focused": f}, {"granular": n, "focused": 1})
                      for o, g, f, n in DETERMINISTIC]
     return RunSummary(run=run, designs=designs, comparisons=comparisons, paired=paired, deterministic=deterministic,
-                      deterministic_passed=True, claim_findings=claim_findings or {})
+                      deterministic_passed=True, claim_findings=claim_findings or {}, pairs=pair_counts,
+                      faults=fault_summary)
 
 
 CHECKS = [

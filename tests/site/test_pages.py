@@ -50,8 +50,12 @@ def test_headline_table_formats_the_summary_figures():
     summary = factories.offline_site()["summaries"][0]
     tokens = next(c for c in summary.comparisons if c.metric == "totalTokens")
     assert rows["Total tokens"].comparisons[0] == f"{tokens.saving_pct:.1f} %"
-    assert rows["Total tokens"].comparisons[1].endswith("· 21 pairs")
+    # The saving and the paired difference are over the 19 pairs where both designs answered correctly.
+    assert rows["Total tokens"].comparisons[1].endswith("· 19 pairs")
     assert "[" in rows["Total tokens"].comparisons[1]
+    assert rows["Total tokens"].comparisons[2] == f"{tokens.all_saving_pct:.1f} %"
+    assert "where both answered correctly" in table.comparison_headers[0]
+    assert "all conversations" in table.comparison_headers[2]
     assert [r.label for r in table.rows if r.label.startswith("pass^")] == ["pass^1", "pass^2", "pass^3"]
     assert "bootstrap" in table.interval_note and "seed 20261130" in table.interval_note
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -14,7 +15,7 @@ from recorder.providers import REGISTRY
 from recorder.record import RecordOptions, record
 from tests.helpers import WISMO, renamed_dataset
 from tests.recorder.fake_registry import SEED_SUMMARY
-from wismo.cli.record import run_and_check_claims
+from wismo.cli.record import check_claims
 from wismo.sitegen.from_runs import build_from_runs
 
 
@@ -93,7 +94,7 @@ def test_claim_marks_show_in_the_browser(tmp_path, monkeypatch, open_page):
                             case_ids=("tracking-unavailable", "partial-delivery"))
     # Playwright's sync API keeps an event loop running in this thread; record in another one.
     with ThreadPoolExecutor(1) as pool:
-        result = pool.submit(run_and_check_claims, record(options)).result()
+        result = pool.submit(asyncio.run, record(options, after=check_claims)).result()
     site = tmp_path / "site"
     build = build_from_runs([result.run_dir], site)
     assert all(v.passed for v in build.validations)

@@ -60,7 +60,7 @@ def cli() -> None:
 
 
 def main() -> None:
-    """Run the CLI; a WismoError becomes one clear line on stderr and exit code 2, never a traceback."""
+    """Run the CLI; a WismoError becomes one clear line on stderr and its exit code (2, 3 for a failed write)."""
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
@@ -73,4 +73,4 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except WismoError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exc.exit_code)

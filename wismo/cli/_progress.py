@@ -30,6 +30,11 @@ class ProgressLine:
         self.stream.write(f"recording {total} conversations{note}\n")
         self.stream.flush()
 
+    def warn(self, message: str) -> None:
+        """A problem that does not stop the run (e.g. a case no model can pass)."""
+        self.stream.write(f"warning: {message}\n")
+        self.stream.flush()
+
     def _bar(self) -> str:
         width = 24
         filled = int(width * self.done / self.total) if self.total else width

@@ -10,7 +10,7 @@ import click
 from recorder.record import RecordOptions, default_command_line, record
 from wismo.cli._progress import ProgressLine
 from wismo.cli.build_site import report
-from wismo.cli.record import run_and_check_claims
+from wismo.cli.record import check_claims, run_recording
 from wismo.sitegen.from_runs import build_from_runs
 
 
@@ -35,8 +35,9 @@ def demo(runs_dir: Path, out_dir: Path, repetitions: int) -> None:
     """
     progress = ProgressLine()
     try:
-        result = run_and_check_claims(record(RecordOptions(out_dir=runs_dir, repetitions=repetitions,
-                                                           command_line=default_command_line()), progress))
+        result = run_recording(record(RecordOptions(out_dir=runs_dir, repetitions=repetitions,
+                                                    command_line=default_command_line()), progress,
+                                      after=check_claims))
     finally:
         progress.close()
     build = build_from_runs([result.run_dir], out_dir)

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import statistics
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from recorder.loop import Budgets
 from recorder.providers import REGISTRY
-from recorder.record import RecordOptions, RunAborted, RunResult, default_command_line, record, resume
+from recorder.record import (
+    ERROR_STATUSES,
+    RecordOptions,
+    RunInterrupted,
+    RunResult,
+    default_command_line,
+    record,
+    resume,
+)
 from wismo.cli._options import dataset_option
 from wismo.cli._progress import ProgressLine
 
@@ -43,21 +54,48 @@ def print_outcome_table(result: RunResult) -> None:
     click.echo(f"\nrun folder: {result.run_dir}")
 
 
-def run_and_check_claims(recording: Coroutine[Any, Any, RunResult]) -> RunResult:
-    """Run a record or resume, then check the claims of every summary recorded so far (claims.jsonl).
+def check_claims(run_dir: Path) -> None:
+    """Check the claims of every summary recorded so far (claims.jsonl), as `record` does at its end.
 
-    The claim checker is the analysis stage's; it runs here, after the recorder has finished, so the
-    recorder never imports a later stage. A run stopped by a fatal error is checked too.
+    The claim checker is the analysis stage's; the recorder calls this back once the run is written,
+    so it never imports a later stage.
     """
     from analysis.claims.run import check_run
 
-    try:
-        result = asyncio.run(recording)
-    except RunAborted as stopped:
-        check_run(stopped.result.run_dir)
-        raise
-    check_run(result.run_dir)
-    return result
+    check_run(run_dir)
+
+
+def run_recording(recording: Coroutine[Any, Any, RunResult]) -> RunResult:
+    """Run a record or resume; SIGTERM stops it like Ctrl-C (conversations in flight recorded as interrupted)."""
+
+    async def with_signals() -> RunResult:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)  # type: ignore[union-attr]
+        return await recording
+
+    return asyncio.run(with_signals())
+
+
+def fault_report(result: RunResult) -> list[str]:
+    """This invocation's infrastructure faults, in the words `wismo summarize` and the site use."""
+    from analysis.headline import fault_warnings
+    from analysis.model import FaultCause, FaultSummary
+
+    designs = list(dict.fromkeys(plan.design for plan, _ in result.outcomes))
+    by_design: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    causes: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for plan, outcome in result.outcomes:
+        if outcome.status in ERROR_STATUSES:
+            by_design[plan.design][outcome.status] += 1
+            causes[(outcome.status, outcome.error or "(no message)")].append((plan.design, plan.conversation_id))
+    ranked = [FaultCause(status, cause, len(hits), dict(Counter(d for d, _ in hits)), min(c for _, c in hits))
+              for (status, cause), hits in causes.items()]
+    ranked.sort(key=lambda c: (-c.conversations, c.status, c.cause))
+    faults = FaultSummary({d: dict(counts) for d, counts in by_design.items()}, ranked)
+    return [f"warning: {line}" if i == 0 else f"  {line}"
+            for i, line in enumerate(fault_warnings(faults, designs, result.run_dir))]
 
 
 def _csv(value: str | None) -> tuple[str, ...] | None:
@@ -87,16 +125,24 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
               show_default=True, help="Folder the run folder is created in.")
 @click.option("--run-id", default=None, help="Name of the run folder (default: time, provider and model).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Finish an interrupted run: re-run incomplete conversations, skip complete ones.")
-def record_command(provider: str, model: str | None, base_url: str | None, api_key_env: str | None, designs: str,
-                   repetitions: int, case_ids: str | None, dataset_dir: Path | None, concurrency: int,
-                   max_turns: int, max_tool_calls: int, request_timeout: float, deadline: float, out_dir: Path,
-                   run_id: str | None, resume_dir: Path | None) -> None:
+              help="Continue a run: re-run what did not finish and what ended in a provider, tool, timeout or "
+                   "interrupted fault; keep everything else.")
+@click.option("--keep-errors", is_flag=True,
+              help="With --resume: keep conversations that ended in a fault instead of re-running them.")
+@click.pass_context
+def record_command(ctx: click.Context, provider: str, model: str | None, base_url: str | None,
+                   api_key_env: str | None, designs: str, repetitions: int, case_ids: str | None,
+                   dataset_dir: Path | None, concurrency: int, max_turns: int, max_tool_calls: int,
+                   request_timeout: float, deadline: float, out_dir: Path, run_id: str | None,
+                   resume_dir: Path | None, keep_errors: bool) -> None:
     """Record every case with both tool designs and write the raw run to runs/<run-id>/.
 
     Runs the deterministic comparison first (stored in the run), then for each (case, repetition)
     both designs, the design that goes first alternating between pairs. Every conversation is fresh.
-    Exits 1 when any conversation ended in a provider, tool or timeout error.
+    Exit codes: 0 done; 1 some conversation ended in a provider, tool, timeout or interrupted fault
+    (listed at the end; --resume re-runs them); 2 bad options or input, or another process is writing
+    the run; 3 a run file could not be written; 130 interrupted (Ctrl-C or SIGTERM: the conversations
+    in flight are recorded as interrupted and the exact --resume command is printed).
 
     Example:
 
@@ -108,21 +154,51 @@ def record_command(provider: str, model: str | None, base_url: str | None, api_k
 
         wismo record --resume runs/20261130T101500Z-openai-gpt-5.4-mini
     """
+    given = {name for name in ctx.params
+             if ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)}
     progress = ProgressLine()
+    interrupted = None
     try:
         if resume_dir is not None:
-            result = run_and_check_claims(resume(resume_dir, command_line=default_command_line(), progress=progress))
+            ignored = sorted(given - RESUME_OPTIONS)
+            if ignored:
+                raise click.UsageError(f"--resume continues the run as it was recorded; it would ignore "
+                                       f"{', '.join(_flag(ctx, name) for name in ignored)}")
+            result = run_recording(resume(resume_dir, command_line=default_command_line(), progress=progress,
+                                          concurrency=concurrency if "concurrency" in given else None,
+                                          keep_errors=keep_errors, base_url=base_url, after=check_claims))
         else:
+            if keep_errors:
+                raise click.UsageError("--keep-errors applies only with --resume")
             options = RecordOptions(
                 provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
                 designs=_csv(designs) or (), repetitions=repetitions, case_ids=_csv(case_ids),
                 dataset_dir=dataset_dir, concurrency=concurrency,
                 budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline),
                 out_dir=out_dir, run_id=run_id, command_line=default_command_line())
-            result = run_and_check_claims(record(options, progress))
+            result = run_recording(record(options, progress, after=check_claims))
+    except RunInterrupted as stopped:
+        interrupted = stopped
     finally:
         progress.close()
+    if interrupted is not None:
+        click.echo(str(interrupted), err=True)
+        sys.exit(interrupted.exit_code)
+    if result.nothing_to_do:
+        click.echo(f"nothing to do: all {result.skipped} planned conversations of {result.run_dir} have finished"
+                   + ("" if keep_errors else " without an infrastructure fault"))
+        return
     print_outcome_table(result)
+    for line in fault_report(result):
+        click.echo(line, err=True)
     if result.errored:
-        click.echo(f"{result.errored} conversation(s) ended in an error; see {result.run_dir}", err=True)
         sys.exit(1)
+
+
+# What --resume accepts: the run folder, and what is not stored with the run.
+RESUME_OPTIONS = {"resume_dir", "concurrency", "keep_errors", "base_url"}
+
+
+def _flag(ctx: click.Context, name: str) -> str:
+    option = next((p for p in ctx.command.params if p.name == name), None)
+    return option.opts[0] if option is not None else name

@@ -12,6 +12,7 @@ import click
 from analysis import summarize_runs
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
+from analysis.headline import headline
 from analysis.model import METRICS, RunSummary
 from wismo.cli._tables import cell, table
 
@@ -49,18 +50,26 @@ def summary_lines(summary: RunSummary) -> list[str]:
     if summary.designs:
         lines += table(["pass % per field", *summary.designs[0].field_pass_rates, "statuses"], field_rows)
         lines.append("")
+    words = headline(summary)
+    lines += [words.lead, *words.details, ""]
     if summary.comparisons:
         first = summary.comparisons[0]
-        lines.append(f"{first.other} vs {first.baseline}: saving on the medians; paired by case x repetition, the "
-                     f"median of ({first.other} - {first.baseline}) with its 95 % bootstrap interval "
-                     f"({first.bootstrap_resamples} resamples, seed {first.bootstrap_seed})")
-        lines += table(["metric", first.baseline, first.other, "saving %", "pairs", "paired median diff", "95 % CI"],
+        lines.append(f"{first.other} vs {first.baseline} over the (case, repetition) pairs where BOTH answered "
+                     f"correctly: the medians and the saving on them, the median of the paired differences "
+                     f"({first.other} - {first.baseline}) with its 95 % bootstrap interval "
+                     f"({first.bootstrap_resamples} resamples, seed {first.bootstrap_seed}); last, for reference, the "
+                     "saving on the medians of all conversations, failed and errored included")
+        lines += table(["metric", first.baseline, first.other, "saving %", "pairs", "paired median diff", "95 % CI",
+                        "saving % (all convs)"],
                        [[METRIC_LABELS[c.metric], cell(c.baseline_median, _decimals(c.metric)),
                          cell(c.other_median, _decimals(c.metric)), cell(c.saving_pct, 1), cell(c.paired_n),
                          cell(c.median_difference, _decimals(c.metric)),
-                         f"[{cell(c.ci_low, _decimals(c.metric))}, {cell(c.ci_high, _decimals(c.metric))}]"]
+                         f"[{cell(c.ci_low, _decimals(c.metric))}, {cell(c.ci_high, _decimals(c.metric))}]",
+                         cell(c.all_saving_pct, 1)]
                         for c in summary.comparisons])
         lines.append("")
+    if words.warnings:
+        lines += [f"warning: {words.warnings[0]}", *(f"  {line}" for line in words.warnings[1:]), ""]
     ks = _shown_ks(run.repetitions)
     if ks:
         note = "" if len(ks) == run.repetitions else " (some k; --json lists every k)"
@@ -101,10 +110,14 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, bootstrap_resam
     """Print the metrics of recorded runs, each validated first, per design.
 
     Per design: conversations, pass rate (overall and per field), median [min-max] of turns, tool
-    calls, input/output/total tokens and time; then what the second design saves over the first on
-    the medians, the paired median difference by case x repetition with its 95 % bootstrap
-    interval, pass^k for k = 1..repetitions, claim findings and the deterministic comparison when
-    the run has them. A run that fails `wismo validate` is refused (exit 1).
+    calls, input/output/total tokens and time. Then the headline: whether the designs differ in
+    correctness (when they do, that is the result), and what the second design saves over the first
+    over the (case, repetition) pairs where both answered correctly (medians, and the paired median
+    difference with its 95 % bootstrap interval; the saving over all conversations beside it,
+    labelled); pass^k for k = 1..repetitions, claim findings and the deterministic comparison when
+    the run has them; and a warning listing infrastructure faults (per design and status, each
+    distinct cause once, biased when unequal between designs). A run that fails `wismo validate`
+    is refused (exit 1).
 
     Example:
 

@@ -20,12 +20,17 @@ NOT_SCRIPTED_STATUS = 418
 
 @dataclass
 class Reply:
-    """One scripted answer: a status, headers and a JSON (or text) body, sent after `delay_s`."""
+    """One scripted answer: a status, headers and a JSON (or text) body, sent after `delay_s`.
+
+    `drop` closes the connection instead of answering (the client sees a broken connection).
+    """
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    content_type: str = "application/json"
+    drop: bool = False
 
     def encoded(self) -> bytes:
         """The body bytes as sent."""
@@ -144,10 +149,13 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             reply = server._answer(received)
             if reply.delay_s:
                 time.sleep(reply.delay_s)
+            if reply.drop:
+                self.close_connection = True
+                return
             payload = reply.encoded()
             try:
                 self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(payload)))
                 for key, value in reply.headers.items():
                     self.send_header(key, value)

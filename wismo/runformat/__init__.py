@@ -8,6 +8,8 @@ single definition:
   the writer builds every event from and readers validate against;
 - `wismo.runformat.read`: readers of the manifest and of the event lines (file:line on bad input);
 - `wismo.runformat.write`: the append-only writer (one os.write per line) and atomic JSON files;
+- `wismo.runformat.lock`: the one-writer lock on a run folder;
+- `wismo.runformat.redact`: what is never written (API keys, credentials in URLs);
 - `wismo.runformat.doc`: the field tables of docs/run-format.md, generated from the models.
 """
 
@@ -19,6 +21,7 @@ COMPARISON_FILE = "deterministic-comparison.json"
 SCORES_FILE = "scores.jsonl"
 CLAIMS_FILE = "claims.jsonl"
 LOGS_DIR = "logs"
+LOCK_FILE = ".wismo-lock"  # held by the one process writing to the run (wismo.runformat.lock)
 
-__all__ = ["CLAIMS_FILE", "COMPARISON_FILE", "EVENTS_FILE", "LOGS_DIR", "MANIFEST_FILE", "SCHEMA_VERSION",
-           "SCORES_FILE"]
+__all__ = ["CLAIMS_FILE", "COMPARISON_FILE", "EVENTS_FILE", "LOCK_FILE", "LOGS_DIR", "MANIFEST_FILE",
+           "SCHEMA_VERSION", "SCORES_FILE"]

@@ -16,7 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from wismo.runformat import SCHEMA_VERSION
 
-Status = Literal["answered", "invalid_answer", "provider_error", "tool_error", "budget_exhausted", "timeout"]
+Status = Literal["answered", "invalid_answer", "provider_error", "tool_error", "budget_exhausted", "timeout",
+                 "interrupted"]
+# The statuses of an infrastructure fault (not the model's doing): `--resume` re-runs them by default.
+FAULT_STATUSES: tuple[str, ...] = ("provider_error", "tool_error", "timeout", "interrupted")
 BudgetName = Literal["max_turns", "max_tool_calls", "deadline", "request_timeout"]
 ToolErrorKind = Literal["tool", "unknown_tool", "invalid_arguments", "server_died", "cancelled"]
 HistoryItem = dict[str, Any]
@@ -44,7 +47,9 @@ class Usage(_Model):
 class ResponseError(_Model):
     """Why a model request failed for good."""
 
-    kind: str = _doc("rate_limited, server_error, timeout, auth, bad_request, connection or other")
+    kind: str = _doc("rate_limited, server_error, timeout, auth, bad_request, connection, malformed_response "
+                     "(a 200 whose body is not JSON or holds no output), unexpected (an exception while reading "
+                     "the response), interrupted or other")
     status: int | None = _doc("the HTTP status, when there was one")
     message: str = _doc("what the provider said, shortened, with the key scrubbed")
     fatal: bool = _doc("true when no later request can succeed (401/403): the run stops")
@@ -66,8 +71,10 @@ class Claimed(_Model):
     inputTokens: int | None = _doc("sum of the responses' inputTokens; null when none reported any")
     outputTokens: int | None = _doc("sum of the responses' outputTokens")
     cachedTokens: int | None = _doc("sum of the responses' cachedTokens")
-    elapsedMs: float = _doc("monotonic time from just before conversation_started to just before "
-                            "conversation_finished")
+    elapsedMs: float = _doc("monotonic time from conversation_started to conversation_finished")
+    elapsedExact: bool = _doc("true when elapsedMs is exactly the difference of the two lines' `ts` (both "
+                              "stamped from the readings it is computed from; `wismo validate` holds it to the "
+                              "microsecond); false in runs recorded before, held within 5 ms + 1 %", default=False)
 
 
 # --- bodies: what a writer decides ---------------------------------------------------------------------
@@ -104,8 +111,11 @@ class RunFinished(_Model):
 
     type: Literal["run_finished"] = "run_finished"
     conversations: int = _doc("conversations finished by this invocation")
-    errored: int = _doc("of those, how many ended in a provider, tool or timeout error")
+    errored: int = _doc("of those, how many ended in an infrastructure fault (provider_error, tool_error, "
+                        "timeout, interrupted)")
     aborted: str | None = _doc("why the run stopped early; null when it ran to the end")
+    serverRestarts: dict[str, int] = _doc("per design, how many times its MCP server was restarted after it "
+                                          "died or stalled", default_factory=dict)
 
 
 class ConversationStarted(_Model):
@@ -175,7 +185,8 @@ class ConversationFinished(_Model):
     """A conversation attempt ended; only a finished conversation counts."""
 
     type: Literal["conversation_finished"] = "conversation_finished"
-    status: Status = _doc("answered, invalid_answer, provider_error, tool_error, budget_exhausted or timeout")
+    status: Status = _doc("answered, invalid_answer, provider_error, tool_error, budget_exhausted, timeout or "
+                          "interrupted (Ctrl-C, a signal, or the run stopping, while it was in flight)")
     budgetHit: BudgetName | None = _doc("null, max_turns, max_tool_calls, deadline or request_timeout")
     error: str | None = _doc("what went wrong, for any status but answered")
     finalText: str | None = _doc("the model's final text, verbatim")

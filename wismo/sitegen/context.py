@@ -6,7 +6,7 @@ import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from analysis.model import ConversationDetail, RunInfo, RunSummary, RunValidation
@@ -40,6 +40,17 @@ def conversation_url(run_id: str, conversation_id: str) -> str:
 def check_url(run_id: str) -> str:
     """The run's section of the check report."""
     return f"checks.html#run-{slug(run_id)}"
+
+
+def fault_badge(summary: RunSummary) -> str:
+    """A valid run's infrastructure faults in a few words ("" when it had none)."""
+    faults = summary.faults
+    if not faults.total:
+        return ""
+    designs = summary.run.designs
+    counts = ", ".join(f"{d} {n}" for d, n in faults.per_design(designs).items())
+    return (f"{faults.total} conversation{'s' * (faults.total != 1)} ended in an infrastructure fault ({counts})"
+            + ("; unequal between the designs: the comparison is biased" if faults.unequal(designs) else ""))
 
 
 def run_card(run: RunInfo, validation: RunValidation) -> RunCard:
@@ -101,6 +112,7 @@ class SiteData:
             if validation.passed and run_id in summary_by_id:
                 data.valid_ids.append(run_id)
                 data.summaries[run_id] = summary_by_id[run_id]
+                data.cards[run_id] = replace(card, faults=fault_badge(summary_by_id[run_id]))
             else:
                 data.invalid_ids.append(run_id)
         for run_id in data.valid_ids:

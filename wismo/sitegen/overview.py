@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from analysis.headline import headline
 from analysis.model import FIELDS, METRICS, ConversationDetail, DesignMetrics, MetricComparison, RunSummary
 from wismo.sitegen import charts, fmt
 from wismo.sitegen.context import SiteData, case_url, review_counts
@@ -33,7 +34,7 @@ def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
     for baseline, other in pairs:
         comparison = by_key.get((metric, baseline, other))
         if comparison is None:
-            cells += [fmt.DASH, fmt.DASH]
+            cells += [fmt.DASH, fmt.DASH, fmt.DASH]
             continue
         cells.append(fmt.pct(comparison.saving_pct))
         if comparison.median_difference is None:
@@ -44,6 +45,7 @@ def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
                         if low is not None and high is not None else "")
             cells.append(f"{fmt.signed_metric(metric, comparison.median_difference)}{interval} · "
                          f"{comparison.paired_n} pairs")
+        cells.append(fmt.pct(comparison.all_saving_pct))
     return cells
 
 
@@ -54,7 +56,9 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     pairs = list(dict.fromkeys((c.baseline, c.other) for c in summary.comparisons))
     by_key = {(c.metric, c.baseline, c.other): c for c in summary.comparisons}
     headers = [h for baseline, other in pairs
-               for h in (f"Saving, {other} vs {baseline}", f"Paired difference {other} − {baseline}, median [95 % CI]")]
+               for h in (f"Saving, {other} vs {baseline}, where both answered correctly",
+                         f"Paired difference {other} − {baseline} where both answered correctly, median [95 % CI]",
+                         "Saving over all conversations (failed and errored included)")]
     blank = [""] * len(headers)
     rows = [HeadlineRow("Passed", [f"{m.passed}/{m.conversations} ({fmt.share(m.pass_rate)})"
                                    for m in summary.designs], blank, section="Reliability")]
@@ -76,8 +80,11 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
         rows.append(HeadlineRow(fmt.METRIC_LABELS[metric], cells, _comparison_cells(metric, pairs, by_key),
                                 section="Cost: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
-    note = ("Savings compare the designs' medians. The interval is a 95 % paired bootstrap interval of the median "
-            f"per-pair difference ({first.bootstrap_resamples:,} resamples, seed {first.bootstrap_seed})."
+    both = (f" ({summary.pairs.correct_pairs} of {summary.pairs.pairs} pairs)" if summary.pairs else "")
+    note = ("Savings compare the designs' medians over the (case, repetition) pairs where both answered correctly"
+            f"{both}: a cheaper wrong answer is no saving. The interval is a 95 % paired bootstrap interval of the "
+            f"median per-pair difference over those pairs ({first.bootstrap_resamples:,} resamples, seed "
+            f"{first.bootstrap_seed}). The last column is over every conversation, for reference only."
             if first else "")
     return HeadlineTable(designs, headers, rows, note, 1 + len(designs) + len(headers))
 
@@ -132,10 +139,13 @@ def _overview_run(data: SiteData, run_id: str) -> OverviewRun:
     findings = [FindingCount(kind, [fmt.count(summary.claim_findings.get(d, {}).get(kind, 0)) for d in designs])
                 for kind in kinds]
     reviews = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]
+    words = headline(summary)
     return OverviewRun(card=card, conversations=len(details), headline=headline_table(summary),
                        charts=run_charts(card.slug, summary, details), deterministic_designs=list(designs),
                        deterministic=deterministic, deterministic_status=status, reviews=reviews,
-                       finding_designs=list(designs), findings=findings)
+                       finding_designs=list(designs), findings=findings, lead=words.lead, details=words.details,
+                       fault_warnings=words.warnings, pass_rates_differ=words.pass_rates_differ,
+                       biased=words.biased)
 
 
 def _grouped(values: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -176,6 +186,7 @@ def model_table(data: SiteData) -> list[ModelDesignRow]:
         summary, card = data.summaries[run_id], data.cards[run_id]
         baseline = summary.run.designs[0]
         savings = {c.other: c for c in summary.comparisons if c.metric == "totalTokens" and c.baseline == baseline}
+        both = f", {summary.pairs.correct_pairs} pairs both right" if summary.pairs else ""
         for metrics in summary.designs:
             design = metrics.design
             saving = savings.get(design)
@@ -185,7 +196,7 @@ def model_table(data: SiteData) -> list[ModelDesignRow]:
                 passed=f"{metrics.passed}/{metrics.conversations} ({fmt.share(metrics.pass_rate)})",
                 turns=_median(summary, design, "turns"), tool_calls=_median(summary, design, "toolCalls"),
                 total_tokens=_median(summary, design, "totalTokens"), time=_median(summary, design, "elapsedMs"),
-                saving=(f"{fmt.pct(saving.saving_pct)} vs {baseline}" if saving is not None
+                saving=(f"{fmt.pct(saving.saving_pct)} vs {baseline}{both}" if saving is not None
                         else "(baseline)" if design == baseline else fmt.DASH),
                 findings=(f"{checked.get('any', 0)} of {checked['checked']}" if checked and "checked" in checked
                           else "not checked")))

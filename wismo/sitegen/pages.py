@@ -36,6 +36,7 @@ class RunCard:
     valid: bool
     check_url: str
     failed_checks: list[str]
+    faults: str = ""  # infrastructure faults of a valid run, e.g. "14: granular 14, focused 0 (biased)"
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,11 @@ class OverviewRun:
     reviews: list[ReviewCounts]
     finding_designs: list[str]
     findings: list[FindingCount]
+    lead: str = ""  # the headline in words: correctness first (analysis.headline)
+    details: list[str] = field(default_factory=list)  # the like-for-like saving and who alone was right
+    fault_warnings: list[str] = field(default_factory=list)  # infrastructure faults, each cause once
+    pass_rates_differ: bool = False
+    biased: bool = False  # the faults are unequal between the designs
 
 
 @dataclass(frozen=True)
@@ -205,7 +211,7 @@ class ModelDesignRow:
     tool_calls: str
     total_tokens: str
     time: str
-    saving: str  # total tokens saved over the run's first design, on the medians
+    saving: str  # total tokens saved over the run's first design, medians over the pairs both answered right
     findings: str  # summaries with at least one claim-check finding
 
 
