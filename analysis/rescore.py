@@ -10,6 +10,7 @@ from recorder.scorer import SCORER_VERSION, score
 from wismo.errors import RunFormatError, WismoError
 from wismo.runformat import EVENTS_FILE, SCORES_FILE
 from wismo.runformat.events import ScoreRecorded
+from wismo.runformat.lock import run_lock
 from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
 from wismo.runformat.write import EventWriter
 
@@ -32,12 +33,18 @@ def _expectations(manifest: dict, dataset: Dataset | None) -> tuple[dict[str, di
 
 
 def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
+    """Re-score under the run's lock: score lines are written beside the events, one writer at a time."""
+    manifest = read_manifest(run_dir)
+    with run_lock(run_dir, "wismo score"):
+        return _rescore(run_dir, manifest, dataset_dir)
+
+
+def _rescore(run_dir: Path, manifest: dict, dataset_dir: Path | None) -> RescoreResult:
     """Score every finished conversation's parsed answer against the expectations and append scores.jsonl.
 
     Without --dataset the manifest's own expectations are used (after a scorer change); with it, the
     expectations of that dataset (after an expectation change), whose cases must cover the run's cases.
     """
-    manifest = read_manifest(run_dir)
     dataset = load_dataset(dataset_dir) if dataset_dir is not None else None
     expectations, dataset_hash = _expectations(manifest, dataset)
     lines = read_event_lines(run_dir / EVENTS_FILE)

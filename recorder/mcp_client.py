@@ -28,6 +28,9 @@ class ToolOutcome:
     latency_ms: float
 
 
+START_TIMEOUT_S = 60.0  # seconds a server may take to start and list its tools
+
+
 class ServerDied(Exception):
     """The server process went away during a call; it is being restarted."""
 
@@ -72,11 +75,14 @@ class ToolServer:
     """
 
     def __init__(self, command: list[str], *, label: str, log_path: Path | None = None,
-                 call_timeout_s: float = 30.0) -> None:
+                 call_timeout_s: float = 30.0, start_timeout_s: float = START_TIMEOUT_S) -> None:
         self.command = command
         self.label = label
         self.log_path = log_path
         self.call_timeout_s = call_timeout_s
+        # Start-up (imports, initialize, tools/list) has its own limit: a busy machine must not make a
+        # server that is still importing look dead, nor a stalled one wait as long as a start-up.
+        self.start_timeout_s = max(start_timeout_s, call_timeout_s)
         self.tools_raw: list[dict[str, Any]] = []
         self.calls = 0
         self.restarts = 0
@@ -115,7 +121,7 @@ class ToolServer:
         while not self._stopping:
             try:
                 async with Client(stdio_client(params, errlog=self._log), mode="legacy",
-                                  read_timeout_seconds=self.call_timeout_s) as client:
+                                  read_timeout_seconds=self.start_timeout_s) as client:
                     listing = await client.list_tools()
                     self.tools_raw = [tool_definition(t) for t in listing.tools]
                     if not self._stopping:
@@ -157,7 +163,7 @@ class ToolServer:
         self.calls += 1
         started = time.perf_counter()
         try:
-            result = await client.call_tool(name, arguments)
+            result = await client.call_tool(name, arguments, read_timeout_seconds=self.call_timeout_s)
         except Exception as exc:
             self._instance_failed(instance)
             raise ServerDied(f"MCP server {self.label!r} failed during {name}: {type(exc).__name__}: {exc}") from exc
@@ -167,9 +173,10 @@ class ToolServer:
 
 
 async def start_servers(stack: AsyncExitStack, commands: dict[str, list[str]], log_dir: Path | None = None,
-                        call_timeout_s: float = 30.0, log_prefix: str = "server") -> dict[str, ToolServer]:
+                        call_timeout_s: float = 30.0, log_prefix: str = "server",
+                        start_timeout_s: float = START_TIMEOUT_S) -> dict[str, ToolServer]:
     """Start several servers at once (each spawn costs about a second of imports) and keep them open."""
-    servers = {label: ToolServer(command, label=label, call_timeout_s=call_timeout_s,
+    servers = {label: ToolServer(command, label=label, call_timeout_s=call_timeout_s, start_timeout_s=start_timeout_s,
                                  log_path=log_dir / f"{log_prefix}-{label}.log" if log_dir else None)
                for label, command in commands.items()}
     entered = await asyncio.gather(*(stack.enter_async_context(s) for s in servers.values()),

@@ -10,8 +10,6 @@ process writes to a run folder at a time (wismo.runformat.lock); no secret reach
 from __future__ import annotations
 
 import asyncio
-import os
-import platform
 import re
 import shlex
 import sys
@@ -22,22 +20,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from recorder.attempts import ResumePlan, plan_resume
 from recorder.comparison import run_comparison
-from recorder.dataset import DEFAULT_DATASET_DIR, Dataset, load_dataset
-from recorder.instructions import ANSWER_SCHEMA, build_instructions
+from recorder.dataset import Dataset, load_dataset
 from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
 from recorder.mcp_client import ToolServer, server_command, start_servers
 from recorder.providers import create_provider
 from recorder.providers.base import Provider, ProviderSettings
+from recorder.run_manifest import build_manifest
 from wismo import __version__
 from wismo.errors import WismoError
-from wismo.runformat import COMPARISON_FILE, EVENTS_FILE, LOGS_DIR, MANIFEST_FILE, SCHEMA_VERSION
-from wismo.runformat.events import FAULT_STATUSES, AttemptSuperseded, RunFinished, RunResumed, RunStarted
+from wismo.runformat import COMPARISON_FILE, EVENTS_FILE, LOGS_DIR, MANIFEST_FILE
+from wismo.runformat.events import FAULT_STATUSES, RunFinished, RunStarted
 from wismo.runformat.lock import run_lock
-from wismo.runformat.manifest import Manifest
-from wismo.runformat.read import EventLines, read_event_lines, read_manifest
-from wismo.runformat.redact import SECRET_NAME, Redactor, strip_url_secrets
+from wismo.runformat.redact import Redactor
 from wismo.runformat.write import (
     ConversationLog,
     EventWriter,
@@ -84,7 +79,7 @@ class Progress(Protocol):
     def warn(self, message: str) -> None: ...
 
 
-class _Silent:
+class SilentProgress:
     def start(self, total: int, skipped: int) -> None: ...
     def response(self, plan: ConversationPlan, turn: int, usage: dict[str, Any]) -> None: ...
     def finished(self, plan: ConversationPlan, outcome: Outcome) -> None: ...
@@ -169,70 +164,6 @@ def new_run_id(provider: str, model: str) -> str:
     return f"{stamp}-{_slug(provider)}-{_slug(model)}"
 
 
-def redact_command_line(argv: Sequence[str], redactor: Redactor | None = None) -> list[str]:
-    """The command line as recorded: secret flags' values, URL credentials and any live key value hidden."""
-    redactor = redactor or Redactor.from_environment()
-    redacted: list[str] = []
-    hide_next = False
-    for arg in argv:
-        if hide_next:
-            redacted.append("[redacted]")
-            hide_next = False
-            continue
-        flag, sep, _ = arg.partition("=")
-        secret_flag = flag.startswith("--") and SECRET_NAME.search(flag) and flag != "--api-key-env"
-        if secret_flag and sep:
-            redacted.append(f"{flag}=[redacted]")
-        elif secret_flag:
-            redacted.append(arg)
-            hide_next = True
-        else:
-            redacted += redactor.scrub_args([arg])
-    return redacted
-
-
-def _dataset_reference(dataset: Dataset) -> str:
-    # The packaged dataset is named, not pathed, so a run recorded on one machine resumes on another.
-    return "default" if dataset.folder == DEFAULT_DATASET_DIR.resolve() else str(dataset.folder)
-
-
-def _manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: Dataset,
-              plans: list[ConversationPlan], servers: dict[str, ToolServer], redactor: Redactor) -> dict[str, Any]:
-    # Built through the model, so the manifest cannot hold a field the run format does not define.
-    return Manifest.model_validate({
-        "schemaVersion": SCHEMA_VERSION,
-        "wismoVersion": __version__,
-        "runId": run_id,
-        "provider": {"name": provider.name, "label": redactor.scrub(provider.label),
-                     "isLanguageModel": provider.is_language_model},
-        "model": provider.model,
-        "baseUrl": strip_url_secrets(options.base_url) if options.base_url else None,
-        "apiKeyEnv": options.api_key_env,
-        "tokenCounts": "provider-reported" if provider.is_language_model
-        else "estimated offline with o200k_base (bpe-openai) over the Responses API request",
-        "dataset": {"name": dataset.name, "folder": _dataset_reference(dataset), "hash": dataset.content_hash,
-                    "clock": dataset.records.clock},
-        "cases": [case.model_dump(mode="json") for case in dataset.cases
-                  if any(p.case_id == case.caseId for p in plans)],
-        "designs": list(options.designs),
-        "repetitions": options.repetitions,
-        "concurrency": options.concurrency,
-        "budgets": options.budgets.to_json(),
-        "instructions": build_instructions(dataset.records.clock),
-        "answerSchema": ANSWER_SCHEMA,
-        "tools": {d: [{"name": t.name, "description": t.description, "parameters": t.parameters}
-                      for t in s.tool_specs()] for d, s in servers.items()},
-        "toolsListed": {d: s.tools_raw for d, s in servers.items()},
-        "serverCommands": {d: ["python", *s.command[1:]] for d, s in servers.items()},
-        "plan": [p.to_json() for p in plans],
-        "startedAt": now_iso(),
-        "finishedAt": None,
-        "resumes": [],
-        "commandLine": redact_command_line(options.command_line, redactor),
-        "host": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
-    }).model_dump(mode="json")
-
-
 class _Runner:
     """Runs planned conversations with bounded concurrency, each isolated from the others.
 
@@ -243,9 +174,11 @@ class _Runner:
     """
 
     def __init__(self, provider: Provider, servers: dict[str, ToolServer], manifest: dict[str, Any],
-                 writer: EventWriter, budgets: Budgets, concurrency: int, progress: Progress) -> None:
+                 writer: EventWriter, budgets: Budgets, concurrency: int, progress: Progress,
+                 redactor: Redactor | None = None) -> None:
         self.provider, self.servers, self.manifest, self.writer = provider, servers, manifest, writer
         self.budgets, self.progress = budgets, progress
+        self.redactor = redactor or Redactor()  # what this invocation prints is scrubbed like what it writes
         self.semaphore = asyncio.Semaphore(max(1, concurrency))
         self.outcomes: list[tuple[ConversationPlan, Outcome]] = []
         self.aborted: str | None = None
@@ -268,7 +201,7 @@ class _Runner:
         """Stop the run: nothing new starts; conversations in flight are cancelled and end as interrupted."""
         if self.aborted:
             return
-        self.aborted = reason
+        self.aborted = self.redactor.scrub(reason)
         current = asyncio.current_task()
         for task in self._tasks:
             if task is not current:
@@ -300,18 +233,20 @@ class _Runner:
                 self.write_error = self.write_error or exc
                 self.abort(str(exc))
                 return
+            if outcome.error:
+                outcome.error = self.redactor.scrub(outcome.error)
             self.outcomes.append((plan, outcome))
             self.progress.finished(plan, outcome)
             if outcome.fatal_error is not None:
                 self.abort(str(outcome.fatal_error))
 
 
-# A tools/call (and the server's start-up handshake) gets its own limit, apart from the model's request
-# timeout: a short model timeout must not make a server that is still importing look dead.
+# A tools/call gets its own limit, apart from the model's request timeout (the server's start-up has
+# another, mcp_client.START_TIMEOUT_S): a stalled server is noticed after this, and restarted once.
 MCP_CALL_TIMEOUT_S = 60.0
 
 
-async def _start_servers(stack: AsyncExitStack, designs: Sequence[str], dataset: Dataset,
+async def start_run_servers(stack: AsyncExitStack, designs: Sequence[str], dataset: Dataset,
                          run_dir: Path) -> dict[str, ToolServer]:
     logs = run_dir / LOGS_DIR
     try:
@@ -352,7 +287,7 @@ def _take_folder(run_dir: Path) -> bool:
         raise write_failure(run_dir, exc) from None
 
 
-def _abandoned_start(run_dir: Path) -> bool:
+def abandoned_start(run_dir: Path) -> bool:
     """A folder a killed start-up left: no manifest, no events, only start-up files."""
     return run_dir.is_dir() and all(p.name in START_UP_FILES for p in run_dir.iterdir())
 
@@ -362,7 +297,7 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
 
     `after(run_dir)` runs once the run is written, still under the run's lock (the CLI checks claims).
     """
-    progress = progress or _Silent()
+    progress = progress or SilentProgress()
     _check_options(options)
     dataset = load_dataset(options.dataset_dir)
     for warning in dataset.warnings:
@@ -374,7 +309,7 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
     run_dir = options.out_dir / run_id
     existed = _take_folder(run_dir)
     with run_lock(run_dir, "wismo record"):
-        if existed and not _abandoned_start(run_dir):
+        if existed and not abandoned_start(run_dir):
             raise WismoError(f"{run_dir} already exists; choose another --run-id or resume it with "
                              f"--resume {run_dir}")
         redactor = Redactor.from_environment(options.api_key_env, [options.base_url])
@@ -384,14 +319,14 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
             raise RunInterrupted(None, run_dir) from None
         finally:
             await provider.aclose()
-        return _ended(result, after)
+        return end_run(result, after)
 
 
 async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, dataset: Dataset,
                      plans: list[ConversationPlan], provider: Provider, redactor: Redactor,
                      progress: Progress) -> RunResult:
     async with AsyncExitStack() as stack:
-        servers = await _start_servers(stack, options.designs, dataset, run_dir)
+        servers = await start_run_servers(stack, options.designs, dataset, run_dir)
         # The same servers the conversations use must first show they return the same evidence.
         comparison = await run_comparison(dataset, servers=servers)
         write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json(), redactor)
@@ -399,18 +334,19 @@ async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, dataset
             raise WismoError(f"the two designs do not return the same evidence for dataset {dataset.name}; "
                              f"nothing recorded (see {run_dir / COMPARISON_FILE})")
         servers = {d: servers[d] for d in options.designs}
-        manifest = _manifest(run_id, options, provider, dataset, plans, servers, redactor)
+        manifest = build_manifest(run_id, options, provider, dataset, plans, servers, redactor)
         write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
         writer = EventWriter(run_dir / EVENTS_FILE, run_id, redactor)
         writer.write(RunStarted(wismoVersion=__version__, planned=len(plans)))
         progress.start(len(plans), 0)
-        runner = _Runner(provider, servers, manifest, writer, options.budgets, options.concurrency, progress)
-        await _run(runner, [(plan, 1) for plan in plans])
-        _finish(writer, run_dir, manifest, runner, redactor)
+        runner = _Runner(provider, servers, manifest, writer, options.budgets, options.concurrency, progress,
+                         redactor)
+        await run_work(runner, [(plan, 1) for plan in plans])
+        finish_run(writer, run_dir, manifest, runner, redactor)
     return runner.result(run_dir, 0)
 
 
-async def _run(runner: _Runner, work: list[tuple[ConversationPlan, int]]) -> None:
+async def run_work(runner: _Runner, work: list[tuple[ConversationPlan, int]]) -> None:
     """Run the work; an interruption is recorded by the runner and ends here, so the run can be closed."""
     try:
         await runner.run_all(work)
@@ -420,7 +356,7 @@ async def _run(runner: _Runner, work: list[tuple[ConversationPlan, int]]) -> Non
             task.uncancel()  # handled: closing the servers and writing the last lines must not be cancelled
 
 
-def _finish(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner: _Runner,
+def finish_run(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner: _Runner,
             redactor: Redactor) -> None:
     errored = sum(o.status in ERROR_STATUSES for _, o in runner.outcomes)
     aborted = runner.aborted or ("interrupted (Ctrl-C or a signal)" if runner.interrupted else None)
@@ -434,7 +370,7 @@ def _finish(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner
         runner.write_error = runner.write_error or exc
 
 
-def _ended(result: RunResult, after: After | None) -> RunResult:
+def end_run(result: RunResult, after: After | None) -> RunResult:
     """Raise for a run that did not end normally; else run `after` (under the lock) and return the result."""
     if result.write_error is not None:
         raise result.write_error
@@ -445,109 +381,6 @@ def _ended(result: RunResult, after: After | None) -> RunResult:
     if result.aborted:
         raise RunAborted(result)
     return result
-
-
-def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[ConversationPlan]:
-    cases = {c["caseId"]: c for c in manifest["cases"]}
-    plans = []
-    for entry in manifest["plan"]:
-        case = cases[entry["caseId"]]
-        plans.append(ConversationPlan(entry["conversationId"], entry["caseId"], case["orderId"], case["question"],
-                                      entry["design"], entry["repetition"], entry["pairIndex"],
-                                      entry["pairPosition"], case["expected"]))
-    return plans
-
-
-def _resume_base_url(manifest: dict[str, Any], base_url: str | None) -> str | None:
-    """The manifest's base URL, or the one given to supply the credentials it was stored without."""
-    stored = manifest.get("baseUrl")
-    if base_url is None:
-        return stored
-    if strip_url_secrets(base_url) != stored:
-        raise WismoError(f"--base-url {strip_url_secrets(base_url)} is not the run's ({stored}); with --resume, "
-                         "--base-url only supplies the credentials the manifest was stored without")
-    return base_url
-
-
-def _read_for_resume(run_dir: Path) -> dict[str, Any]:
-    if _abandoned_start(run_dir):
-        raise WismoError(f"{run_dir} was stopped during start-up, before its manifest was written, so there is "
-                         f"nothing to resume: start it again with the same `wismo record` command (its --run-id "
-                         f"{run_dir.name} takes the folder over)")
-    return read_manifest(run_dir)
-
-
-async def resume(run_dir: Path, *, concurrency: int | None = None, command_line: Sequence[str] = (),
-                 progress: Progress | None = None, keep_errors: bool = False, base_url: str | None = None,
-                 after: After | None = None) -> RunResult:
-    """Continue a run: re-run what did not finish cleanly (and, unless keep_errors, what ended in a fault).
-
-    Finished answers, invalid answers and budget hits are never re-run; an attempt that no longer
-    counts is superseded (its lines stay). A finished run with nothing to re-run is left untouched.
-    """
-    progress = progress or _Silent()
-    with run_lock(run_dir, "wismo record --resume"):
-        manifest = _read_for_resume(run_dir)
-        folder = manifest["dataset"]["folder"]
-        dataset = load_dataset(None if folder == "default" else Path(folder))
-        if dataset.content_hash != manifest["dataset"]["hash"]:
-            raise WismoError(f"the dataset at {dataset.folder} changed since {run_dir} was recorded "
-                             f"({dataset.content_hash[:19]} ≠ {manifest['dataset']['hash'][:19]}); cannot resume")
-        for warning in dataset.warnings:
-            progress.warn(warning)
-        base_url = _resume_base_url(manifest, base_url)
-        events_path = run_dir / EVENTS_FILE
-        lines = read_event_lines(events_path) if events_path.exists() else None
-        plans = _plans_from_manifest(manifest, dataset)
-        todo = plan_resume(lines.events if lines else [], [p.conversation_id for p in plans], keep_errors=keep_errors)
-        if not todo.rerun and not todo.supersede and lines is not None and lines.ends_with_newline:
-            return RunResult(run_dir, [], todo.kept, nothing_to_do=True)
-
-        provider = create_provider(manifest["provider"]["name"], ProviderSettings(
-            model=manifest["model"], base_url=base_url, api_key_env=manifest.get("apiKeyEnv")))
-        redactor = Redactor.from_environment(manifest.get("apiKeyEnv"), [base_url])
-        try:
-            result = await _resume_in(run_dir, manifest, dataset, plans, todo, lines, provider, redactor,
-                                      concurrency, command_line, progress)
-        finally:
-            await provider.aclose()
-        return _ended(result, after)
-
-
-async def _resume_in(run_dir: Path, manifest: dict[str, Any], dataset: Dataset, plans: list[ConversationPlan],
-                     todo: ResumePlan, lines: EventLines | None, provider: Provider, redactor: Redactor,
-                     concurrency: int | None, command_line: Sequence[str], progress: Progress) -> RunResult:
-    events_path = run_dir / EVENTS_FILE
-    repaired = None
-    if lines and not lines.ends_with_newline:
-        # A line cut short by a kill stays in the file (counted as malformed); the next line starts clean.
-        try:
-            with open(events_path, "ab") as handle:
-                handle.write(b"\n")
-        except OSError as exc:
-            raise write_failure(events_path, exc) from None
-        repaired = lines.line_count
-    writer = EventWriter(events_path, manifest["runId"], redactor)
-    for mark in todo.supersede:
-        writer.write(AttemptSuperseded(conversationId=mark.conversation_id, attempt=mark.attempt, reason=mark.reason))
-    work = [(plan, todo.rerun[plan.conversation_id]) for plan in plans if plan.conversation_id in todo.rerun]
-    skipped = len(plans) - len(work)
-    writer.write(RunResumed(wismoVersion=__version__, repairedLine=repaired, supersededAttempts=len(todo.supersede),
-                            alreadyComplete=skipped))
-    manifest["resumes"].append({"at": now_iso(), "commandLine": redact_command_line(command_line, redactor),
-                                "rerun": len(work), "repairedLine": repaired})
-    manifest["finishedAt"] = None
-    write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
-    budgets = Budgets(manifest["budgets"]["maxTurns"], manifest["budgets"]["maxToolCalls"],
-                      manifest["budgets"]["requestTimeoutS"], manifest["budgets"]["conversationDeadlineS"])
-    progress.start(len(plans), skipped)
-    async with AsyncExitStack() as stack:
-        servers = await _start_servers(stack, manifest["designs"], dataset, run_dir) if work else {}
-        runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest["concurrency"],
-                         progress)
-        await _run(runner, work)
-        _finish(writer, run_dir, manifest, runner, redactor)
-    return runner.result(run_dir, skipped)
 
 
 def default_command_line() -> tuple[str, ...]:

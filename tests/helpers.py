@@ -6,13 +6,19 @@ environment child processes need).
 
 from __future__ import annotations
 
+import ctypes
 import json
+import os
 import re
+import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from recorder.dataset import DEFAULT_DATASET_DIR
+from wismo.runformat.read import live_attempts, read_event_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 WISMO = [sys.executable, "-m", "wismo.cli"]
@@ -49,3 +55,44 @@ def marked_command(marker: str, document: str = "README.md") -> str:
     match = re.search(rf"<!-- {marker} -->\s*```sh\n(.+?)\n```", text, re.S)
     assert match, f"{document} has no {marker} block"
     return match.group(1).strip()
+
+
+# provider -> (the loopback wire format that speaks its API, what its base URL ends with)
+PROVIDER_WIRES = {"openai": ("responses", "/v1"), "openai-chat": ("chat", "/v1"), "anthropic": ("messages", "")}
+
+
+def run_wismo(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300,
+              **options: Any) -> subprocess.CompletedProcess[str]:
+    """Run the CLI of this checkout as a child process and wait for it."""
+    return subprocess.run([*WISMO, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
+                          env={**os.environ, **(env or {})}, **options)
+
+
+def events_of(run_dir: Path) -> list[dict[str, Any]]:
+    """Every readable line of a run's events.jsonl."""
+    return [event for _, event in read_event_lines(run_dir / "events.jsonl").events]
+
+
+def live_finished(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """conversationId -> the conversation_finished line of its live attempt."""
+    events = events_of(run_dir)
+    live = live_attempts([(0, e) for e in events])
+    return {e["conversationId"]: e for e in events
+            if e["type"] == "conversation_finished" and live.get(e["conversationId"]) == e["attempt"]}
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 120, what: str = "a condition") -> None:
+    """Poll until `condition()` holds; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(0.005)
+
+
+def without_root_override() -> None:
+    """preexec_fn: as root, drop the capability to write where permissions forbid it (a read-only folder)."""
+    if os.geteuid() == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, from the bounding set
+            libc.prctl(24, capability, 0, 0, 0)  # PR_CAPBSET_DROP

@@ -17,8 +17,9 @@ from analysis.claims import CHECKER_VERSION, check_summary, findings_to_json
 from recorder.evidence import Evidence
 from wismo.runformat import CLAIMS_FILE, EVENTS_FILE
 from wismo.runformat.events import ClaimFound, SummaryChecked
+from wismo.runformat.lock import run_lock
 from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
-from wismo.runformat.write import run_line
+from wismo.runformat.write import run_line, write_failure
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,13 @@ def conversation_evidence(events: list[dict[str, Any]]) -> Evidence:
 
 
 def check_run(run_dir: Path) -> ClaimsResult:
-    """Check every finished conversation's customer summary and write claims.jsonl."""
+    """Check every finished conversation's customer summary and write claims.jsonl, under the run's lock."""
     manifest = read_manifest(run_dir)
+    with run_lock(run_dir, "wismo claims"):
+        return _check_run(run_dir, manifest)
+
+
+def _check_run(run_dir: Path, manifest: dict[str, Any]) -> ClaimsResult:
     lines = read_event_lines(run_dir / EVENTS_FILE)
     live = live_attempts(lines.events)
     by_conversation: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -82,6 +88,9 @@ def check_run(run_dir: Path) -> ClaimsResult:
                                                    **findings_to_json(finding))))
     path = run_dir / CLAIMS_FILE
     temporary = path.with_suffix(".jsonl.tmp")
-    temporary.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in out), encoding="utf-8")
-    os.replace(temporary, path)
+    try:
+        temporary.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in out), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise write_failure(path, exc) from None
     return ClaimsResult(checked, with_findings, dict(by_kind), path, [n for n, _ in lines.malformed])

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from recorder.providers import REGISTRY
-from recorder.record import RecordOptions, RunAborted, record, redact_command_line, resume
+from recorder.record import RecordOptions, RunAborted, record
+from recorder.resume import resume
+from recorder.run_manifest import redact_command_line
 from tests.helpers import WISMO, default_cases
 from wismo.errors import WismoError
 from wismo.runformat.read import live_attempts, read_event_lines

@@ -13,6 +13,7 @@ import click
 
 from wismo import __version__
 from wismo.errors import WismoError
+from wismo.runformat.redact import Redactor
 
 # name -> (module, attribute), in the order `wismo --help` lists them.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -72,5 +73,6 @@ def main() -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except WismoError as exc:
-        click.echo(f"error: {exc}", err=True)
+        # An error may quote a URL or a provider's words: it is scrubbed like everything wismo writes.
+        click.echo(f"error: {Redactor.from_environment().scrub(str(exc))}", err=True)
         sys.exit(exc.exit_code)

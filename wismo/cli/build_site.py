@@ -36,7 +36,8 @@ def report(build: SiteBuild) -> None:
 @click.command("build-site")
 @click.argument("run_dirs", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("out/site"),
-              show_default=True, help="Folder to write the site into (replaced if wismo built it before).")
+              show_default=True, help="Folder to write the site into; a rebuild deletes only the files the last "
+                                      "build wrote, and a folder holding a run or other files is refused.")
 @click.option("--reviews", "review_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="A reviews file exported from the review page; repeat for several. Counts show per design.")
 @click.option("--allow-mixed", is_flag=True,

@@ -38,13 +38,16 @@ def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) ->
     Launches both servers over stdio, follows every ID through the granular tools, calls the
     focused tool once per order, rebuilds the focused result from the granular one and compares
     them. Also tries malformed and unknown IDs on every tool and checks that no expected
-    assessment label appears in any tool result. Exits 1 when anything differs.
+    assessment label appears in any tool result. Exits 1 when anything differs. Warns (without
+    failing) about a case whose question does not contain its order ID: no model can pass it.
 
     Example:
 
         wismo check --dataset ./my-dataset --out /tmp/comparison.json
     """
     dataset = load_dataset(dataset_dir)
+    for warning in dataset.warnings:
+        click.echo(f"warning: {warning}", err=True)
     report = asyncio.run(run_comparison(dataset, servers))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")

@@ -11,7 +11,9 @@ from recorder.record import RecordOptions, default_command_line, record
 from wismo.cli._progress import ProgressLine
 from wismo.cli.build_site import report
 from wismo.cli.record import check_claims, run_recording
+from wismo.errors import WismoError
 from wismo.sitegen.from_runs import build_from_runs
+from wismo.sitegen.output import check_output
 
 
 @click.command()
@@ -33,6 +35,11 @@ def demo(runs_dir: Path, out_dir: Path, repetitions: int) -> None:
         wismo demo
         wismo demo --repetitions 5 --out /tmp/wismo-site
     """
+    runs, out = runs_dir.resolve(), out_dir.resolve()
+    if runs == out or out in runs.parents:
+        raise WismoError(f"--runs {runs_dir} would put the run inside the site folder --out {out_dir}; "
+                         "choose separate folders (a site build never deletes a run)")
+    check_output(out_dir)  # refuse before recording, not after
     progress = ProgressLine()
     try:
         result = run_recording(record(RecordOptions(out_dir=runs_dir, repetitions=repetitions,

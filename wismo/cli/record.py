@@ -24,8 +24,8 @@ from recorder.record import (
     RunResult,
     default_command_line,
     record,
-    resume,
 )
+from recorder.resume import resume
 from wismo.cli._options import dataset_option
 from wismo.cli._progress import ProgressLine
 

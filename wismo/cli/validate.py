@@ -10,6 +10,7 @@ import click
 from analysis import validate_runs
 from analysis.model import CheckResult, RunValidation
 from wismo.cli._tables import cell, table
+from wismo.runformat import EVENTS_FILE, MANIFEST_FILE
 
 SHOWN_ROWS = 10
 
@@ -52,13 +53,22 @@ def validate_command(run_dirs: tuple[Path, ...]) -> None:
     that are not events, lines from another run, counters the events do not add up to, tool calls
     without their result, gaps in seq or turns, planned conversations that are missing, stored
     scores that a re-computation does not confirm. Notices (superseded attempts, a line a resume
-    repaired) are shown but do not fail.
+    repaired) are shown but do not fail. Paths that are not run folders (`runs/*` also matches
+    runs/README.md) are skipped with a note.
 
     Example:
 
         wismo validate runs/sample-offline
     """
-    validations = validate_runs(list(run_dirs))
+    runs = []
+    for path in run_dirs:
+        if is_run_entry(path):
+            runs.append(path)
+        else:
+            click.echo(f"skipping {path}: not a run folder (no {MANIFEST_FILE} or {EVENTS_FILE})", err=True)
+    if not runs:
+        raise click.ClickException("none of the paths given is a run folder")
+    validations = validate_runs(runs)
     for index, validation in enumerate(validations):
         if index:
             click.echo()
@@ -66,3 +76,8 @@ def validate_command(run_dirs: tuple[Path, ...]) -> None:
             click.echo(line)
     if not all(v.passed for v in validations):
         sys.exit(1)
+
+
+def is_run_entry(path: Path) -> bool:
+    """A folder that holds a run (or a run's remains): `runs/*` also lists README.md and other folders."""
+    return path.is_dir() and ((path / MANIFEST_FILE).exists() or (path / EVENTS_FILE).exists())

@@ -167,7 +167,12 @@ class PolicyModel:
 
     def __call__(self, received: Received) -> Reply:
         """Answer one request: the first planned fault that applies, else the policy's next step."""
-        request = neutral_request(self.api, received.body or {})
+        try:
+            request = neutral_request(self.api, received.body or {})
+            if not any(item["type"] == "message" for item in request.history):
+                raise ValueError("no message in the request")
+        except (ValueError, KeyError, TypeError) as exc:  # a request cut short by a client that went away
+            return _error(self.api, 400, f"loopback: cannot read the request ({exc})", {})
         question = next((i["content"] for i in request.history if i["type"] == "message" and i["role"] == "user"), "")
         match = _ORDER.search(question if isinstance(question, str) else "")
         order = match.group(0) if match else None

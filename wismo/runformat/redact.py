@@ -19,6 +19,10 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 REDACTED = "[redacted]"
 # Names of variables, flags and query parameters whose values are secrets.
 SECRET_NAME = re.compile(r"(key|token|secret|passw|auth|signature|sig$|credential)", re.I)
+# The userinfo of a URL inside any text ("https://user:password@host/..."), up to the "@".
+USERINFO = re.compile(r"://[^/\s@\"']+@")
+# A URL inside any text, up to whitespace, a quote, a parenthesis or a backslash (JSON's escapes).
+URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>\\)]+")
 # An environment variable is taken for a secret from this length on (shorter values are too common).
 ENV_SECRET_MIN = 8
 # A variable named explicitly as the API key is a secret from this length on.
@@ -39,8 +43,9 @@ def strip_url_secrets(url: str) -> str:
 
 
 def _redact_parameter(parameter: str) -> str:
-    name, sep, _ = parameter.partition("=")
-    return f"{name}={REDACTED}" if sep and SECRET_NAME.search(unquote(name)) else parameter
+    name, sep, value = parameter.partition("=")
+    secret = sep and value != REDACTED and SECRET_NAME.search(unquote(name))
+    return f"{name}={REDACTED}" if secret else parameter
 
 
 def url_secrets(url: str | None) -> list[str]:
@@ -92,10 +97,15 @@ class Redactor:
         return bool(self._forms)
 
     def scrub(self, text: str) -> str:
-        """`text` with every known secret replaced."""
+        """`text` with every known secret replaced and no userinfo left in any URL."""
         for form in self._forms:
             if form in text:
                 text = text.replace(form, REDACTED)
+        if "://" in text:
+            if "@" in text:
+                text = USERINFO.sub("://", text)
+            if "?" in text:
+                text = URL.sub(lambda match: strip_url_secrets(match.group()), text)
         return text
 
     def scrub_args(self, argv: Iterable[str]) -> list[str]:

@@ -106,7 +106,7 @@ class EventWriter:
         except OSError as exc:
             raise write_failure(self.path, exc) from None
         if written != len(data):  # a regular file takes the whole line unless the disk is full
-            raise RunWriteError(f"cannot write {self.path}: the disk took {written} of {len(data)} bytes")
+            raise RunWriteError(f"cannot write {self.path}: the disk is full ({written} of {len(data)} bytes written)")
         self.lines += 1
         return event
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,33 +17,17 @@ from wismo.sitegen.checks import build_check_report
 from wismo.sitegen.context import SiteData, case_url, conversation_url, slug
 from wismo.sitegen.conversation import build_conversation_pages
 from wismo.sitegen.errors import SiteError
+from wismo.sitegen.output import prepare_output, record_output
 from wismo.sitegen.overview import build_case_list_pages, build_overview, case_list_url
 from wismo.sitegen.pages import Link, ReviewImport, SiteNav
 from wismo.sitegen.review_page import build_review_pages, review_url
 from wismo.sitegen.reviews import ReviewEntry, ReviewTally, fold_reviews
-
-MARKER = ".wismo-site"  # written into every output folder, so a rebuild may replace it and nothing else
 
 
 def make_environment(templates: Path) -> Environment:
     """Jinja with autoescape on for every template, and undefined names as errors instead of blanks."""
     return Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined,
                        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-
-
-def prepare_output(out_dir: Path, source: Path) -> None:
-    """Empty a folder wismo built before; refuse a non-empty folder it did not build, or one inside site/."""
-    out = out_dir.resolve()
-    if out == source.resolve() or source.resolve() in out.parents:
-        raise SiteError(f"{out_dir} is inside the site's sources ({source}); choose another --out")
-    if out.exists() and not out.is_dir():
-        raise SiteError(f"{out_dir} exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()):
-        if not (out / MARKER).is_file():
-            raise SiteError(f"{out_dir} is not empty and was not built by wismo; choose another --out or empty it")
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text("Built by wismo build-site; the next build replaces this whole folder.\n")
 
 
 def _write(env: Environment, template: str, path: Path, root: str, **context: Any) -> None:
@@ -85,23 +68,28 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
         "checks": build_check_report(data),
     }
     prepare_output(out_dir, source)
-    env = make_environment(source / TEMPLATES_DIR)
-    nav = SiteNav(version=__version__, built_at=built_at or datetime.now(UTC).isoformat(timespec="seconds"),
-                  cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
-    common = {"assets": copy_static(source, out_dir), "nav": nav, "mixed": list(mixed)}
-    invalid = [data.cards[run_id] for run_id in data.invalid_ids]
-    _write(env, "overview.html", out_dir / "index.html", "", page=pages["overview"], invalid_runs=invalid, **common)
-    for case in pages["cases"]:
-        _write(env, "case.html", out_dir / case_url(case.case_id), "../", page=case, invalid_runs=invalid, **common)
-    for conversation in build_conversation_pages(data):
-        _write(env, "conversation.html", out_dir / conversation_url(conversation.card.run_id,
-                                                                    conversation.conversation_id),
-               "../../", page=conversation, **common)
-    for review in pages["reviews"]:
-        _write(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
-    _write(env, "checks.html", out_dir / "checks.html", "", page=pages["checks"], **common)
-    for case_list in build_case_list_pages(data):
-        _write(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list, **common)
+    try:
+        env = make_environment(source / TEMPLATES_DIR)
+        nav = SiteNav(version=__version__, built_at=built_at or datetime.now(UTC).isoformat(timespec="seconds"),
+                      cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
+        common = {"assets": copy_static(source, out_dir), "nav": nav, "mixed": list(mixed)}
+        invalid = [data.cards[run_id] for run_id in data.invalid_ids]
+        _write(env, "overview.html", out_dir / "index.html", "", page=pages["overview"], invalid_runs=invalid,
+               **common)
+        for case in pages["cases"]:
+            _write(env, "case.html", out_dir / case_url(case.case_id), "../", page=case, invalid_runs=invalid,
+                   **common)
+        for conversation in build_conversation_pages(data):
+            _write(env, "conversation.html", out_dir / conversation_url(conversation.card.run_id,
+                                                                        conversation.conversation_id),
+                   "../../", page=conversation, **common)
+        for review in pages["reviews"]:
+            _write(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
+        _write(env, "checks.html", out_dir / "checks.html", "", page=pages["checks"], **common)
+        for case_list in build_case_list_pages(data):
+            _write(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list, **common)
+    finally:
+        record_output(out_dir)  # even a build that failed half-way lists what it wrote
     return out_dir / "index.html"
 
 

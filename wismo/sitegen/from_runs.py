@@ -14,6 +14,7 @@ from wismo.errors import WismoError
 from wismo.runformat.read import read_manifest
 from wismo.sitegen.build import build_site
 from wismo.sitegen.mixing import check_mixing
+from wismo.sitegen.output import check_output
 from wismo.sitegen.reviews import ReviewTally, fold_reviews, load_reviews
 
 
@@ -54,8 +55,9 @@ def newest_run(runs_dir: Path) -> Path:
 def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Sequence[Path] = (),
                     allow_mixed: bool = False) -> SiteBuild:
     """Validate every run, summarize the valid ones, gather their conversations, then build the site."""
-    # Bad review files fail before any work, with the file and entry named.
+    # Bad review files and an output folder the build may not use fail before any work.
     entries = load_reviews(review_files) if review_files else None
+    check_output(out_dir)
     # One load per run serves its checks, its figures and its conversation pages; no page shows the
     # paired rows (one per case and repetition), so they are not built.
     analyses: list[RunAnalysis] = analyze_runs(list(run_dirs), details=True, paired=False)

@@ -1,0 +1,86 @@
+"""What manifest.json records about a run, secrets stripped: built through the run format's Manifest model."""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from recorder.dataset import DEFAULT_DATASET_DIR, Dataset
+from recorder.instructions import ANSWER_SCHEMA, build_instructions
+from recorder.loop import ConversationPlan
+from recorder.mcp_client import ToolServer
+from recorder.providers.base import Provider
+from wismo import __version__
+from wismo.runformat import SCHEMA_VERSION
+from wismo.runformat.manifest import Manifest
+from wismo.runformat.redact import SECRET_NAME, Redactor, strip_url_secrets
+from wismo.runformat.write import now_iso
+
+if TYPE_CHECKING:
+    from recorder.record import RecordOptions
+
+
+def redact_command_line(argv: Sequence[str], redactor: Redactor | None = None) -> list[str]:
+    """The command line as recorded: secret flags' values, URL credentials and any live key value hidden."""
+    redactor = redactor or Redactor.from_environment()
+    redacted: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            redacted.append("[redacted]")
+            hide_next = False
+            continue
+        flag, sep, _ = arg.partition("=")
+        secret_flag = flag.startswith("--") and SECRET_NAME.search(flag) and flag != "--api-key-env"
+        if secret_flag and sep:
+            redacted.append(f"{flag}=[redacted]")
+        elif secret_flag:
+            redacted.append(arg)
+            hide_next = True
+        else:
+            redacted += redactor.scrub_args([arg])
+    return redacted
+
+
+def dataset_reference(dataset: Dataset) -> str:
+    # The packaged dataset is named, not pathed, so a run recorded on one machine resumes on another.
+    return "default" if dataset.folder == DEFAULT_DATASET_DIR.resolve() else str(dataset.folder)
+
+
+def build_manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: Dataset,
+              plans: list[ConversationPlan], servers: dict[str, ToolServer], redactor: Redactor) -> dict[str, Any]:
+    # Built through the model, so the manifest cannot hold a field the run format does not define.
+    return Manifest.model_validate({
+        "schemaVersion": SCHEMA_VERSION,
+        "wismoVersion": __version__,
+        "runId": run_id,
+        "provider": {"name": provider.name, "label": redactor.scrub(provider.label),
+                     "isLanguageModel": provider.is_language_model},
+        "model": provider.model,
+        "baseUrl": strip_url_secrets(options.base_url) if options.base_url else None,
+        "apiKeyEnv": options.api_key_env,
+        "tokenCounts": "provider-reported" if provider.is_language_model
+        else "estimated offline with o200k_base (bpe-openai) over the Responses API request",
+        "dataset": {"name": dataset.name, "folder": dataset_reference(dataset), "hash": dataset.content_hash,
+                    "clock": dataset.records.clock},
+        "cases": [case.model_dump(mode="json") for case in dataset.cases
+                  if any(p.case_id == case.caseId for p in plans)],
+        "designs": list(options.designs),
+        "repetitions": options.repetitions,
+        "concurrency": options.concurrency,
+        "budgets": options.budgets.to_json(),
+        "instructions": build_instructions(dataset.records.clock),
+        "answerSchema": ANSWER_SCHEMA,
+        "tools": {d: [{"name": t.name, "description": t.description, "parameters": t.parameters}
+                      for t in s.tool_specs()] for d, s in servers.items()},
+        "toolsListed": {d: s.tools_raw for d, s in servers.items()},
+        "serverCommands": {d: ["python", *s.command[1:]] for d, s in servers.items()},
+        "plan": [p.to_json() for p in plans],
+        "startedAt": now_iso(),
+        "finishedAt": None,
+        "resumes": [],
+        "commandLine": redact_command_line(options.command_line, redactor),
+        "host": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
+    }).model_dump(mode="json")
