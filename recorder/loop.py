@@ -152,11 +152,12 @@ class Conversation:
         try:
             async with asyncio.timeout(self.budgets.conversation_deadline_s) as self._deadline:
                 final_text = await self._turns()
-        except TimeoutError:
-            if not self._deadline_reached():
-                raise
-            status, budget, error = "timeout", "deadline", \
-                f"conversation deadline of {self.budgets.conversation_deadline_s:g} s reached"
+        except TimeoutError as exc:
+            if self._deadline_reached():
+                status, budget, error = "timeout", "deadline", \
+                    f"conversation deadline of {self.budgets.conversation_deadline_s:g} s reached"
+            else:  # a timeout from somewhere unexpected: still this conversation's fault only
+                status, error = "provider_error", f"unexpected: TimeoutError: {exc}"
         except _Stop as stop:
             status, budget, error, fatal = stop.status, stop.budget, stop.error, stop.fatal
         except asyncio.CancelledError:

@@ -191,11 +191,15 @@ class _Runner:
         self._tasks = [asyncio.create_task(self._one(plan, attempt)) for plan, attempt in work]
         try:
             # A task cancelled by abort() is a result here, not a reason to stop waiting for the others.
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            results = await asyncio.gather(*self._tasks, return_exceptions=True)
         except asyncio.CancelledError:
             self.interrupted = True
             await asyncio.gather(*self._tasks, return_exceptions=True)
             raise
+        # A bug in the runner itself surfaces, but only now that no conversation is left running.
+        failures = [r for r in results if isinstance(r, Exception)]
+        if failures:
+            raise failures[0]
 
     def abort(self, reason: str) -> None:
         """Stop the run: nothing new starts; conversations in flight are cancelled and end as interrupted."""
@@ -308,8 +312,10 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
     run_id = options.run_id or new_run_id(provider.name, provider.model)
     run_dir = options.out_dir / run_id
     existed = _take_folder(run_dir)
+    if existed and not abandoned_start(run_dir):
+        raise WismoError(f"{run_dir} already exists; choose another --run-id or resume it with --resume {run_dir}")
     with run_lock(run_dir, "wismo record"):
-        if existed and not abandoned_start(run_dir):
+        if existed and not abandoned_start(run_dir):  # another record took it over meanwhile
             raise WismoError(f"{run_dir} already exists; choose another --run-id or resume it with "
                              f"--resume {run_dir}")
         redactor = Redactor.from_environment(options.api_key_env, [options.base_url])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,15 @@ def test_readme_names_both_set_up_commands():
     assert test.endswith("python -m pytest")
     subcommand = demo.split("wismo ", 1)[1].split()[0]
     assert subcommand in cli.commands, f"the README's demo runs `wismo {subcommand}`, which does not exist"
+
+
+def test_every_guarantee_in_the_readme_names_a_test_that_exists():
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## What wismo guarantees", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`(test_\w+)`", section))
+    defined = {m for p in (ROOT / "tests").rglob("test_*.py") for m in re.findall(r"^def (test_\w+)\(", p.read_text(),
+                                                                                 re.M)}
+    assert len(named) >= 10 and named <= defined, sorted(named - defined)
 
 
 def test_ci_runs_the_readme_test_command():

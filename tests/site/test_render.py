@@ -99,8 +99,12 @@ def test_only_failing_runs_still_build_a_site_that_says_so(build):
 def test_the_output_folder_is_replaced_only_if_wismo_built_it(build, tmp_path):
     out = build(factories.offline_site())
     (out / "stale.html").write_text("old")
+    # A file no build wrote is kept, and the build refuses the folder (tests/site/test_output_folder.py).
+    with pytest.raises(SiteError, match=r"holds files an earlier build did not write \(stale.html\)"):
+        build(factories.offline_site(), out=out)
+    assert (out / "stale.html").read_text() == "old"
+    (out / "stale.html").unlink()
     build(factories.offline_site(), out=out)
-    assert not (out / "stale.html").exists()
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("keep me")

@@ -10,6 +10,7 @@ import click
 from analysis import validate_runs
 from analysis.model import CheckResult, RunValidation
 from wismo.cli._tables import cell, table
+from wismo.errors import WismoError
 from wismo.runformat import EVENTS_FILE, MANIFEST_FILE
 
 SHOWN_ROWS = 10
@@ -62,12 +63,13 @@ def validate_command(run_dirs: tuple[Path, ...]) -> None:
     """
     runs = []
     for path in run_dirs:
-        if is_run_entry(path):
+        # A path that does not exist is a mistake to report; one that exists but holds no run is skipped.
+        if not path.exists() or is_run_entry(path):
             runs.append(path)
         else:
             click.echo(f"skipping {path}: not a run folder (no {MANIFEST_FILE} or {EVENTS_FILE})", err=True)
     if not runs:
-        raise click.ClickException("none of the paths given is a run folder")
+        raise WismoError("none of the paths given is a run folder")
     validations = validate_runs(runs)
     for index, validation in enumerate(validations):
         if index:
