@@ -64,3 +64,22 @@ class SlowToolCaller(PolicyProvider):
             return [call("get_order", {"orderId": "ORD-1004"}, f"c{request.turn}a"),
                     call("get_order", {"orderId": "ORD-1001"}, f"c{request.turn}b")]
         super().__init__(policy, delay_s=0.15)
+
+
+def _buggy_provider(settings: ProviderSettings):
+    from recorder.providers.scripted import ScriptedProvider
+
+    class Buggy(ScriptedProvider):
+        """The scripted policy, except that reading ORD-1004's first response raises (an adapter bug)."""
+
+        name = "buggy"
+
+        async def complete(self, request):
+            question = next(item["content"] for item in request.history if item["type"] == "message")
+            if "ORD-1004" in question and request.turn == 1:
+                raise RuntimeError("boom while reading the response")
+            return await super().complete(request)
+    return Buggy(settings)
+
+
+BuggyProvider = _buggy_provider

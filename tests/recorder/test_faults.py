@@ -7,6 +7,7 @@ MCP servers.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -15,6 +16,8 @@ import subprocess
 import pytest
 
 from analysis import validate_runs
+from recorder.providers import REGISTRY
+from recorder.record import RecordOptions, record
 from tests.helpers import (
     PROVIDER_WIRES,
     WISMO,
@@ -193,3 +196,16 @@ def test_run_id_is_a_plain_name(tmp_path, run_id):
     done = run_wismo("record", "--out", "runs", "--run-id", run_id, cwd=tmp_path)
     assert done.returncode == 2 and "must be a plain folder name" in done.stderr
     assert not (tmp_path / "runs").exists() and not (tmp_path / "escape").exists()
+
+
+def test_an_unexpected_exception_ends_only_its_own_conversation(tmp_path, monkeypatch):
+    monkeypatch.setitem(REGISTRY, "buggy", ("tests.recorder.fake_registry", "BuggyProvider"))
+    result = asyncio.run(record(RecordOptions(provider="buggy", repetitions=1, concurrency=4, out_dir=tmp_path,
+                                              run_id="bug")))
+    finished = live_finished(result.run_dir)
+    faulty = {c: e for c, e in finished.items() if e["status"] != "answered"}
+    assert {c: e["error"] for c, e in faulty.items()} == {
+        f"partial-delivery.{d}.r1": "unexpected: RuntimeError: boom while reading the response"
+        for d in ("granular", "focused")}
+    assert len(finished) == 14 and result.errored == 2
+    assert_validates(result.run_dir)
