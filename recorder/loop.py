@@ -244,25 +244,25 @@ class Conversation:
             raise _Stop(status, "request_timeout" if failure.kind == "timeout" else None,
                         f"{failure.kind}: {failure}", failure if failure.fatal else None) from None
         except Exception as exc:  # the adapter could not read what came back: this conversation's fault only
-            failure = ProviderError("unexpected", f"{type(exc).__name__}: {exc}")
-            self._log_failed_response(turn, sent, failure)
-            raise _Stop("provider_error", None, f"{failure.kind}: {failure}") from None
+            unexpected = ProviderError("unexpected", f"{type(exc).__name__}: {exc}")
+            self._log_failed_response(turn, sent, unexpected)
+            raise _Stop("provider_error", None, f"{unexpected.kind}: {unexpected}") from None
         usage = response.usage.to_json()
         self.tally.add_usage(usage)
         # A 200 with nothing in it (no choices, no output items, no content blocks) is the provider's
         # fault, not an answer the model gave: it must not be scored as the model's invalid answer.
         empty = not response.output_items and not response.raw_output
-        failure = ProviderError("malformed_response", "the provider answered without any output "
-                                "(no choices, output items or content blocks)") if empty else None
+        malformed = ProviderError("malformed_response", "the provider answered without any output "
+                                  "(no choices, output items or content blocks)") if empty else None
         self.log.write(ModelResponseReceived(
             turn=turn, outputItems=response.output_items, usage=usage, model=response.model,
             responseId=response.response_id, latencyMs=round((time.perf_counter() - sent) * 1000, 3),
             retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s],
-            error=failure.to_json() if failure else None, rawOutput=response.raw_output))
+            error=malformed.to_json() if malformed else None, rawOutput=response.raw_output))
         if self.on_response:
             self.on_response(self.plan, turn, usage)
-        if failure is not None:
-            raise _Stop("provider_error", None, f"{failure.kind}: {failure}")
+        if malformed is not None:
+            raise _Stop("provider_error", None, f"{malformed.kind}: {malformed}")
         return response
 
     def _log_failed_response(self, turn: int, sent: float, failure: ProviderError) -> None:

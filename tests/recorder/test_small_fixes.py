@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 
+from recorder.record import RecordOptions, record
 from tests.helpers import default_cases, run_wismo
 
 
@@ -27,9 +29,8 @@ def test_the_scripted_provider_refuses_a_model_name(tmp_path):
 
 
 def test_resume_of_a_finished_run_says_nothing_to_do_and_refuses_options_it_would_ignore(tmp_path):
-    first = run_wismo("record", "--repetitions", "1", "--cases", "carrier-delay", "--out", "runs", "--run-id", "done",
-                      cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
+    asyncio.run(record(RecordOptions(repetitions=1, case_ids=("carrier-delay",), out_dir=tmp_path / "runs",
+                                     run_id="done")))
     events = tmp_path / "runs" / "done" / "events.jsonl"
     before = hashlib.sha256(events.read_bytes()).hexdigest()
     refused = run_wismo("record", "--resume", "runs/done", "--repetitions", "5", cwd=tmp_path)
@@ -42,9 +43,8 @@ def test_resume_of_a_finished_run_says_nothing_to_do_and_refuses_options_it_woul
 
 
 def test_validate_skips_what_is_not_a_run_with_a_note(tmp_path):
-    done = run_wismo("record", "--repetitions", "1", "--cases", "carrier-delay", "--out", "runs", "--run-id", "a",
-                     cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    asyncio.run(record(RecordOptions(repetitions=1, case_ids=("carrier-delay",), out_dir=tmp_path / "runs",
+                                     run_id="a")))
     (tmp_path / "runs" / "README.md").write_text("my notes\n")
     (tmp_path / "runs" / "drafts").mkdir()
     checked = run_wismo("validate", "runs/README.md", "runs/a", "runs/drafts", cwd=tmp_path)

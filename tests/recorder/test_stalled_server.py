@@ -53,15 +53,18 @@ class Saboteur(threading.Thread):
 
     def run(self) -> None:
         events = self.run_dir / "events.jsonl"
+        hit_at = 0.0
         while not self.done.is_set():
             self.seen |= server_pids(self.design)
             if self.hit is None and events.exists() and events.read_bytes().count(b'"conversation_finished"') >= 4:
                 [self.hit] = server_pids(self.design)
                 os.kill(self.hit, self.signum)
-                if self.resume_after_s is not None:
-                    time.sleep(self.resume_after_s)
-                    with contextlib.suppress(ProcessLookupError):  # replaced (killed) meanwhile
-                        os.kill(self.hit, signal.SIGCONT)
+                hit_at = time.monotonic()
+            elif self.hit is not None and self.resume_after_s is not None \
+                    and time.monotonic() - hit_at > self.resume_after_s:
+                with contextlib.suppress(ProcessLookupError):  # replaced (killed) meanwhile
+                    os.kill(self.hit, signal.SIGCONT)
+                self.resume_after_s = None
             time.sleep(0.01)
 
 
