@@ -224,7 +224,8 @@ class Conversation:
     def _log_failed_response(self, turn: int, sent: float, failure: ProviderError) -> None:
         self.log.write(ModelResponseReceived(
             turn=turn, outputItems=[], usage=NO_USAGE, model=None, responseId=None,
-            latencyMs=round((time.perf_counter() - sent) * 1000, 3), retries=failure.retries, retryWaitsS=[],
+            latencyMs=round((time.perf_counter() - sent) * 1000, 3), retries=failure.retries,
+            retryWaitsS=[round(w, 3) for w in failure.retry_waits_s],
             error=failure.to_json(), rawOutput=None))
 
     async def _run_tools(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
