@@ -19,6 +19,7 @@ from recorder.mcp_client import ServerDied, ToolServer
 from recorder.providers.base import ModelRequest, ModelResponse, Provider, ProviderError
 from recorder.scorer import score
 from wismo.runformat.events import (
+    AbandonedRequest,
     ConversationFinished,
     ConversationStarted,
     ModelRequestSent,
@@ -81,6 +82,8 @@ class Outcome:
     cached_tokens: int | None
     elapsed_ms: float
     fatal_error: ProviderError | None = None
+    provider_error: ProviderError | None = None  # the failure that ended it, fatal or not
+    budget_hit: str | None = None
 
 
 @dataclass
@@ -98,9 +101,9 @@ class _Tally:
 
 class _Stop(Exception):
     def __init__(self, status: str, budget: str | None = None, error: str | None = None,
-                 fatal: ProviderError | None = None) -> None:
+                 failure: ProviderError | None = None) -> None:
         super().__init__(error or status)
-        self.status, self.budget, self.error, self.fatal = status, budget, error, fatal
+        self.status, self.budget, self.error, self.failure = status, budget, error, failure
 
 
 def _request_bytes(request: ModelRequest) -> int:
@@ -126,10 +129,10 @@ class Conversation:
 
     def __init__(self, plan: ConversationPlan, provider: Provider, server: ToolServer, tools: list[ToolSpec],
                  instructions: str, answer_schema: dict[str, Any], budgets: Budgets, log: ConversationLog,
-                 on_response: Any = None) -> None:
+                 on_response: Any = None, after_abandoned: AbandonedRequest | None = None) -> None:
         self.plan, self.provider, self.server, self.tools = plan, provider, server, tools
         self.instructions, self.answer_schema, self.budgets, self.log = instructions, answer_schema, budgets, log
-        self.on_response = on_response
+        self.on_response, self.after_abandoned = on_response, after_abandoned
         self.tally = _Tally()
         self._tool_names = {t.name for t in tools}
 
@@ -139,15 +142,16 @@ class Conversation:
         started = time.perf_counter()
         self.log.write(ConversationStarted(caseId=plan.case_id, orderId=plan.order_id, design=plan.design,
                                            repetition=plan.repetition, pairIndex=plan.pair_index,
-                                           pairPosition=plan.pair_position))
-        status, budget, error, final_text, fatal = "answered", None, None, None, None
+                                           pairPosition=plan.pair_position,
+                                           afterAbandonedRequest=self.after_abandoned))
+        status, budget, error, final_text, failure = "answered", None, None, None, None
         try:
             final_text = await asyncio.wait_for(self._turns(started), timeout=self.budgets.conversation_deadline_s)
         except TimeoutError:
             status, budget, error = "timeout", "deadline", \
                 f"conversation deadline of {self.budgets.conversation_deadline_s:g} s reached"
         except _Stop as stop:
-            status, budget, error, fatal = stop.status, stop.budget, stop.error, stop.fatal
+            status, budget, error, failure = stop.status, stop.budget, stop.error, stop.failure
 
         assessment = None
         if status == "answered":
@@ -162,7 +166,9 @@ class Conversation:
                                             assessment=assessment, score=scored, claimed=claimed))
         return Outcome(status, scored["passed"], self.tally.turns, self.tally.tool_calls,
                        self.tally.tokens["inputTokens"], self.tally.tokens["outputTokens"],
-                       self.tally.tokens["cachedTokens"], elapsed_ms, fatal)
+                       self.tally.tokens["cachedTokens"], elapsed_ms,
+                       fatal_error=failure if failure is not None and failure.fatal else None,
+                       provider_error=failure, budget_hit=budget)
 
     async def _turns(self, started: float) -> str:
         history: list[dict[str, Any]] = [{"type": "message", "role": "user", "content": self.plan.question}]
@@ -199,7 +205,7 @@ class Conversation:
         except TimeoutError:
             failure = ProviderError("timeout", f"no response within {self.budgets.request_timeout_s:g} s")
             self._log_failed_response(turn, sent, failure)
-            raise _Stop("timeout", "request_timeout", str(failure)) from None
+            raise _Stop("timeout", "request_timeout", str(failure), failure) from None
         except asyncio.CancelledError:
             # The conversation deadline cancelled this request: the trace still gets its response line,
             # so every request has one and the claimed turns match the lines.
@@ -209,7 +215,7 @@ class Conversation:
             self._log_failed_response(turn, sent, failure)
             status = "timeout" if failure.kind == "timeout" else "provider_error"
             raise _Stop(status, "request_timeout" if failure.kind == "timeout" else None,
-                        f"{failure.kind}: {failure}", failure if failure.fatal else None) from None
+                        f"{failure.kind}: {failure}", failure) from None
         usage = response.usage.to_json()
         self.tally.add_usage(usage)
         self.log.write(ModelResponseReceived(

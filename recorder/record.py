@@ -16,7 +16,9 @@ from typing import Any, Protocol
 
 from recorder.comparison import run_comparison
 from recorder.dataset import DEFAULT_DATASET_DIR, Dataset, load_dataset
+from recorder.fault_watch import FaultWatch
 from recorder.instructions import ANSWER_SCHEMA, build_instructions
+from recorder.local_server import AbandonedRequests
 from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
 from recorder.mcp_client import ToolServer, server_command, start_servers
 from recorder.providers import create_provider
@@ -50,6 +52,8 @@ class RecordOptions:
     out_dir: Path = Path("runs")
     run_id: str | None = None
     command_line: tuple[str, ...] = ()
+    structured_output: str = "auto"
+    tool_choice: str = "auto"
 
 
 class Progress(Protocol):
@@ -74,6 +78,7 @@ class RunResult:
     outcomes: list[tuple[ConversationPlan, Outcome]]
     skipped: int
     aborted: str | None = None
+    after_abandoned: int = 0  # conversations that began while a local server may still have been busy
 
     @property
     def errored(self) -> int:
@@ -163,6 +168,7 @@ def _manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: 
         "repetitions": options.repetitions,
         "concurrency": options.concurrency,
         "budgets": options.budgets.to_json(),
+        **_request_shape(provider),
         "instructions": build_instructions(dataset.records.clock),
         "answerSchema": ANSWER_SCHEMA,
         "tools": {d: [{"name": t.name, "description": t.description, "parameters": t.parameters}
@@ -178,8 +184,28 @@ def _manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: 
     }).model_dump(mode="json")
 
 
+def _request_shape(provider: Provider) -> dict[str, Any]:
+    """The manifest's structuredOutput and toolChoice, for a provider that lets the user choose them."""
+    answer_format = getattr(provider, "structured_output", None)
+    return {"structuredOutput": answer_format.to_json() if answer_format is not None else None,
+            "toolChoice": getattr(provider, "tool_choice", None)}
+
+
+def _provider_settings(name: str, model: str | None, base_url: str | None, api_key_env: str | None,
+                       structured_output: dict[str, Any] | None, tool_choice: str | None) -> ProviderSettings:
+    """Settings for a new run (`structured_output` holds only `requested`) or a resumed one (all of it)."""
+    extra: dict[str, Any] = {}
+    if name == "openai-chat":
+        answer_format = structured_output or {}
+        extra = {"structured_output": answer_format.get("requested", "auto"),
+                 "structured_output_used": answer_format.get("used"),
+                 "structured_output_fallbacks": answer_format.get("fallbacks"),
+                 "tool_choice": tool_choice or "auto"}
+    return ProviderSettings(model=model, base_url=base_url, api_key_env=api_key_env, extra=extra)
+
+
 class _Runner:
-    """Runs planned conversations with bounded concurrency; a fatal provider error stops everything."""
+    """Runs planned conversations with bounded concurrency; a fault that would repeat stops everything."""
 
     def __init__(self, provider: Provider, servers: dict[str, ToolServer], manifest: dict[str, Any],
                  writer: EventWriter, budgets: Budgets, concurrency: int, progress: Progress) -> None:
@@ -188,6 +214,8 @@ class _Runner:
         self.semaphore = asyncio.Semaphore(max(1, concurrency))
         self.outcomes: list[tuple[ConversationPlan, Outcome]] = []
         self.aborted: str | None = None
+        self.watch = FaultWatch.for_provider(provider)
+        self.abandoned = AbandonedRequests(getattr(provider, "base_url", None))
 
     async def run_all(self, work: list[tuple[ConversationPlan, int]]) -> None:
         tasks = [asyncio.create_task(self._one(plan, attempt)) for plan, attempt in work]
@@ -206,12 +234,14 @@ class _Runner:
             conversation = Conversation(plan, self.provider, server, server.tool_specs(),
                                         self.manifest["instructions"], self.manifest["answerSchema"], self.budgets,
                                         ConversationLog(self.writer, plan.conversation_id, attempt),
-                                        on_response=self.progress.response)
+                                        on_response=self.progress.response, after_abandoned=self.abandoned.take())
             outcome = await conversation.run()
             self.outcomes.append((plan, outcome))
             self.progress.finished(plan, outcome)
-            if outcome.fatal_error is not None:
-                self.aborted = str(outcome.fatal_error)
+            self.abandoned.observe(plan, attempt, outcome)
+            stop = self.watch.observe(outcome)
+            if stop is not None:
+                self.aborted = stop
                 raise _Abort
 
 
@@ -244,8 +274,9 @@ async def record(options: RecordOptions, progress: Progress | None = None) -> Ru
         raise WismoError("--repetitions must be at least 1")
     dataset = load_dataset(options.dataset_dir)
     plans = plan_conversations(dataset, options.designs, options.repetitions, options.case_ids)
-    provider = create_provider(options.provider, ProviderSettings(
-        model=options.model, base_url=options.base_url, api_key_env=options.api_key_env))
+    provider = create_provider(options.provider, _provider_settings(
+        options.provider, options.model, options.base_url, options.api_key_env,
+        {"requested": options.structured_output}, options.tool_choice))
     run_id = options.run_id or new_run_id(provider.name, provider.model)
     run_dir = options.out_dir / run_id
     if run_dir.exists():
@@ -273,14 +304,14 @@ async def record(options: RecordOptions, progress: Progress | None = None) -> Ru
         finally:
             await provider.aclose()
         _finish(writer, run_dir, manifest, runner)
-    result = RunResult(run_dir, runner.outcomes, 0, runner.aborted)
+    result = RunResult(run_dir, runner.outcomes, 0, runner.aborted, runner.abandoned.noted)
     if runner.aborted:
         raise RunAborted(result)
     return result
 
 
 class RunAborted(WismoError):
-    """A fatal provider error (401/403) stopped the run; what was recorded stays."""
+    """A fatal or repeating fault stopped the run; what was recorded stays."""
 
     def __init__(self, result: RunResult) -> None:
         super().__init__(f"the run stopped: {result.aborted}. Conversations recorded so far are kept in "
@@ -292,6 +323,7 @@ def _finish(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner
     errored = sum(o.status in ERROR_STATUSES for _, o in runner.outcomes)
     writer.write(RunFinished(conversations=len(runner.outcomes), errored=errored, aborted=runner.aborted))
     writer.close()
+    manifest.update(_request_shape(runner.provider))
     manifest["finishedAt"] = now_iso()
     write_json_atomic(run_dir / MANIFEST_FILE, manifest)
 
@@ -334,8 +366,10 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
             highest[event["conversationId"]] = max(highest.get(event["conversationId"], 0), event.get("attempt", 1))
 
     plans = _plans_from_manifest(manifest, dataset)
-    provider = create_provider(manifest["provider"]["name"], ProviderSettings(
-        model=manifest["model"], base_url=manifest.get("baseUrl"), api_key_env=manifest.get("apiKeyEnv")))
+    # A resumed run sends what the run settled on: the same answer format and tool choice.
+    provider = create_provider(manifest["provider"]["name"], _provider_settings(
+        manifest["provider"]["name"], manifest["model"], manifest.get("baseUrl"), manifest.get("apiKeyEnv"),
+        manifest.get("structuredOutput"), manifest.get("toolChoice")))
     writer = EventWriter(events_path, manifest["runId"])
     work: list[tuple[ConversationPlan, int]] = []
     superseded = 0
@@ -365,7 +399,7 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
         finally:
             await provider.aclose()
         _finish(writer, run_dir, manifest, runner)
-    result = RunResult(run_dir, runner.outcomes, skipped, runner.aborted)
+    result = RunResult(run_dir, runner.outcomes, skipped, runner.aborted, runner.abandoned.noted)
     if runner.aborted:
         raise RunAborted(result)
     return result
