@@ -14,6 +14,7 @@ from analysis.model import (
     RunSummary,
     Stat,
 )
+from analysis.warnings import run_warnings
 
 
 def design_metrics(db: RunDatabase, info: RunInfo) -> list[DesignMetrics]:
@@ -87,6 +88,8 @@ def summarize(db: RunDatabase, info: RunInfo, *, paired: bool = True) -> RunSumm
     orders, deterministic_passed = deterministic(db)
     # One PairedRow per (case, repetition) is most of this function's time on a large run (0.6 s of
     # 1 s at 100k conversations), and only `summarize --json` prints them.
-    return RunSummary(run=info, designs=design_metrics(db, info), comparisons=comparisons(db, info),
+    designs = design_metrics(db, info)
+    return RunSummary(run=info, designs=designs, comparisons=comparisons(db, info),
                       paired=paired_rows(db, info) if paired else None, deterministic=orders,
-                      deterministic_passed=deterministic_passed, claim_findings=claim_counts(db))
+                      deterministic_passed=deterministic_passed, claim_findings=claim_counts(db),
+                      warnings=run_warnings(designs))

@@ -36,6 +36,8 @@ class RunCard:
     valid: bool
     check_url: str
     failed_checks: list[str]
+    requests: str | None = None  # openai-chat's answer format and tool choice
+    warnings: tuple[str, ...] = ()  # where the run's figures would mislead
 
 
 @dataclass(frozen=True)
