@@ -59,7 +59,7 @@ class OpenAIChatProvider:
         if self.tool_choice not in TOOL_CHOICES:
             raise WismoError(f"unknown tool choice {self.tool_choice!r} (known: {', '.join(TOOL_CHOICES)})")
         self._policy = RetryPolicy.from_settings(settings, sleep=sleep, rand=rand)
-        self._client = openai.AsyncOpenAI(api_key=self._key.value or PLACEHOLDER_KEY, base_url=settings.base_url,
+        self.client = openai.AsyncOpenAI(api_key=self._key.value or PLACEHOLDER_KEY, base_url=settings.base_url,
                                           max_retries=0)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
@@ -104,12 +104,12 @@ class OpenAIChatProvider:
             # Tools and the answer format go as extra_body, which skips the SDK's per-request TypedDict
             # transform (see the Responses adapter); the bytes sent are the same. The SDK insists on a
             # typed `messages`.
-            return await self._client.chat.completions.create(model=self.model, messages=messages,
+            return await self.client.chat.completions.create(model=self.model, messages=messages,
                                                               extra_body=options, timeout=request.timeout_s)
 
-        return await call_with_retries(attempt, self._classify, self._policy)
+        return await call_with_retries(attempt, self.classify, self._policy)
 
-    def _classify(self, err: BaseException) -> Failure | None:
+    def classify(self, err: BaseException) -> Failure | None:
         """Name an SDK failure for the retry loop; a validation error sent as 500 is a bad request."""
         failure = classify_sdk_error(err, self._sdk, who=f"the server at {self.base_url}", key=self._key)
         if failure is not None and failure.kind == "server_error" and looks_like_validation_error(failure.message):
@@ -120,7 +120,7 @@ class OpenAIChatProvider:
 
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
-        await self._client.close()
+        await self.client.close()
 
 
 def to_tool(tool: ToolSpec) -> dict[str, Any]:

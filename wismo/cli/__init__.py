@@ -18,6 +18,7 @@ from wismo.errors import WismoError
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("wismo.cli.check", "check"),
     "serve": ("wismo.cli.serve", "serve"),
+    "doctor": ("wismo.cli.doctor", "doctor_command"),
     "record": ("wismo.cli.record", "record_command"),
     "score": ("wismo.cli.score", "score_command"),
     "claims": ("wismo.cli.claims", "claims_command"),
