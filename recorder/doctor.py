@@ -63,7 +63,7 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
     if chosen is None:
         return diagnosis
     await _first_requests(diagnosis, chosen, add, dataset_dir, timeout_s)
-    if diagnosis.usable and is_local_url(base_url):
+    if diagnosis.usable and provider_name == "openai-chat" and is_local_url(base_url):
         diagnosis.flags.append("--concurrency 1")
     return diagnosis
 
