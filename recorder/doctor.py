@@ -10,6 +10,7 @@ shows whether the model calls a tool where it matters. Doctor never writes a run
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 import time
 from collections.abc import Callable
@@ -23,12 +24,15 @@ from recorder.doctor_model import Check, Diagnosis
 from recorder.instructions import ANSWER_SCHEMA, build_instructions
 from recorder.linking import ToolSpec
 from recorder.local_server import is_local_url
+from recorder.loop import Budgets
 from recorder.mcp_client import server_command, start_servers
 from recorder.providers import create_provider
 from recorder.providers._common import read_key
 from recorder.providers.base import ModelRequest, ModelResponse, Provider, ProviderError, ProviderSettings
 
 Report = Callable[[Check], None]
+DEFAULT_REQUEST_TIMEOUT_S = Budgets().request_timeout_s
+DEFAULT_DEADLINE_S = int(Budgets().conversation_deadline_s)
 DESIGNS = ("granular", "focused")
 
 
@@ -65,7 +69,22 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
     await _first_requests(diagnosis, chosen, add, dataset_dir, timeout_s)
     if diagnosis.usable and provider_name == "openai-chat" and is_local_url(base_url):
         diagnosis.flags.append("--concurrency 1")
+    if diagnosis.usable:
+        diagnosis.flags += timeout_flags(diagnosis.latencies_s)
     return diagnosis
+
+
+def timeout_flags(latencies_s: list[float]) -> list[str]:
+    """Longer budgets when the slowest request came near record's default request timeout.
+
+    A request later in a conversation carries more history than any probe, so the suggested timeout
+    leaves three times the slowest probe, and the deadline room for four such requests.
+    """
+    slowest = max(latencies_s, default=0.0)
+    if slowest <= DEFAULT_REQUEST_TIMEOUT_S / 2:
+        return []
+    timeout = 60 * math.ceil(3 * slowest / 60)
+    return [f"--request-timeout {timeout}", f"--deadline {max(4 * timeout, DEFAULT_DEADLINE_S)}"]
 
 
 async def _listed(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None], timeout_s: float) -> bool:
@@ -211,9 +230,11 @@ async def _first_requests(diagnosis: Diagnosis, chosen: dict[str, Any], add: Cal
                         response: ModelResponse | ProviderError = await provider.complete(request)
                     except ProviderError as error:
                         response = error
+                    seconds = time.perf_counter() - started
+                    if not isinstance(response, ProviderError):
+                        diagnosis.latencies_s.append(seconds)
                     label = f"wismo's first request, {design}" + (f" ({choice})" if choice else "")
-                    add(Check(label, bool(_calls(response)),
-                              f"{_calls_text(response)} in {time.perf_counter() - started:.1f} s"))
+                    add(Check(label, bool(_calls(response)), f"{_calls_text(response)} in {seconds:.1f} s"))
                     if not _calls(response):
                         called = False
                         break

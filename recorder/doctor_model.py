@@ -20,7 +20,7 @@ class Check:
         """The check as one line of the report."""
         mark = {True: "yes", False: "NO ", None: " - "}[self.ok]
         detail = self.detail if len(self.detail) <= DETAIL_LIMIT else self.detail[:DETAIL_LIMIT] + "…"
-        return f"  {mark}  {self.label:<42} {detail}"
+        return f"  {mark}  {self.label:<46} {detail}"
 
 
 @dataclass

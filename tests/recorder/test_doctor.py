@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from recorder.doctor import diagnose
+from recorder.doctor import diagnose, timeout_flags
 from recorder.doctor_model import Diagnosis
 from tests.helpers import WISMO
 from wismo.loopback import (
@@ -79,6 +79,12 @@ def test_when_auto_calls_no_tool_on_wismo_s_request_doctor_finds_the_choice_that
     assert labels == ["wismo's first request, granular (auto)", "wismo's first request, granular (first-tool)",
                       "wismo's first request, focused (first-tool)"]
     assert diagnosis.flags == ["--structured-output json_object", "--tool-choice first-tool", "--concurrency 1"]
+
+
+def test_a_slow_server_gets_longer_budgets():
+    assert timeout_flags([1.0, 30.0]) == []
+    assert timeout_flags([10.0, 189.2]) == ["--request-timeout 600", "--deadline 2400"]
+    assert timeout_flags([61.0]) == ["--request-timeout 240", "--deadline 960"]
 
 
 def test_a_model_that_never_calls_a_tool_makes_doctor_exit_1():
