@@ -4,6 +4,10 @@ Three things differ between servers and OpenAI: which `response_format` they acc
 `tool_choice` to put the tools in the prompt at all, and how they report a request they cannot parse
 (llama-cpp-python answers its pydantic validation errors with HTTP 500). The answer format negotiates
 once per run under `auto`; the tool choice is the user's (`wismo doctor` says which one works).
+
+Content beside tool calls is sent as `""`: llama-cpp-python's validator refuses `null` and its chat
+template fails on an absent `content` key (both seen against the real server); OpenAI, vLLM and
+Ollama accept `""`. (Some Bedrock-backed gateways refuse an empty text instead: none is in reach.)
 """
 
 from __future__ import annotations
