@@ -57,7 +57,7 @@ def test_doctor_then_record_with_the_flags_it_printed(model, tmp_path):
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     command = doctor.stdout.split("record with:\n", 1)[1].strip().split()
     assert command[:2] == ["wismo", "record"]
-    record = wismo(*command[2:], "--designs", "granular", "--cases", "delivered-on-time", "--repetitions", "1",
+    record = wismo(*command[1:], "--designs", "granular", "--cases", "delivered-on-time", "--repetitions", "1",
                    "--request-timeout", "900", "--deadline", "3000", "--out", str(tmp_path), "--run-id", "real",
                    cwd=tmp_path)
     run_dir = tmp_path / "real"
