@@ -6,8 +6,9 @@ from collections.abc import Iterable, Mapping
 
 from analysis.model import DesignMetrics
 
-# A conversation that ended this way never heard from the model, so it says nothing about tool use.
-_NO_MODEL_REPLY = frozenset({"provider_error"})
+# A conversation that ended this way may never have heard from the model (a failed or abandoned
+# first request), so on its own it says nothing about tool use.
+_NO_MODEL_REPLY = frozenset({"provider_error", "timeout"})
 
 
 def no_tool_call_warning(design: str) -> str:

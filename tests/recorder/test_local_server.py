@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from analysis import validate_runs
+from analysis.warnings import called_no_tool
 from recorder.fault_watch import FaultWatch, fault_shape
 from recorder.local_server import concurrency_note, is_local_url
 from recorder.loop import Budgets, Outcome
@@ -176,6 +177,13 @@ def test_local_urls(url, local):
     assert is_local_url(url) is local
     assert (concurrency_note(url, 4) is not None) is local
     assert concurrency_note(url, 1) is None
+
+
+def test_no_tool_call_is_a_warning_only_when_the_model_answered_at_all():
+    assert called_no_tool([0, 0], {"answered": 1, "invalid_answer": 1})
+    assert not called_no_tool([0, 2], {"answered": 2})
+    # Every request failed or was abandoned: the model was never heard, tools or not.
+    assert not called_no_tool([0, 0], {"provider_error": 1, "timeout": 1})
 
 
 def test_a_design_that_called_no_tool_is_warned_about_in_record_summarize_and_the_site(tmp_path):
