@@ -56,7 +56,7 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
             tell(check)
 
     try:
-        if not await _listed(provider, diagnosis, add, timeout_s):
+        if not await _listed(provider, diagnosis, add, api_key_env, timeout_s):
             return diagnosis
         if provider_name == "openai-chat":
             chosen = await _chat(provider, diagnosis, add, timeout_s)
@@ -87,7 +87,8 @@ def timeout_flags(latencies_s: list[float]) -> list[str]:
     return [f"--request-timeout {timeout}", f"--deadline {max(4 * timeout, DEFAULT_DEADLINE_S)}"]
 
 
-async def _listed(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None], timeout_s: float) -> bool:
+async def _listed(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None], api_key_env: str | None,
+                  timeout_s: float) -> bool:
     """Reachable, and does it list the model; False when nothing else is worth asking."""
     import anthropic
     import openai
@@ -97,7 +98,7 @@ async def _listed(provider: Provider, diagnosis: Diagnosis, add: Callable[..., N
             client: Any = provider.client  # type: ignore[attr-defined]
             ids = [m.id async for m in client.models.list(timeout=min(timeout_s, 30.0))]
         else:
-            ids = [await _retrieve(provider, diagnosis.base_url, timeout_s)]
+            ids = [await _retrieve(provider, diagnosis.base_url, api_key_env, timeout_s)]
     except (openai.NotFoundError, anthropic.NotFoundError):
         ids = []
     except (openai.APIError, anthropic.APIError) as err:
@@ -122,18 +123,18 @@ async def _listed(provider: Provider, diagnosis: Diagnosis, add: Callable[..., N
     return True
 
 
-async def _retrieve(provider: Provider, base_url: str | None, timeout_s: float) -> str:
-    """The model id as the hosted API's models endpoint returns it (a key from the provider's variable)."""
+async def _retrieve(provider: Provider, base_url: str | None, api_key_env: str | None, timeout_s: float) -> str:
+    """The model id as the hosted API's models endpoint returns it (the key from the same variable as record's)."""
     import anthropic
     import openai
 
     from recorder.providers import anthropic_messages, openai_responses
 
     if provider.name == "openai":
-        key = read_key(openai_responses.DEFAULT_KEY_ENV, vendor="OpenAI")
+        key = read_key(api_key_env or openai_responses.DEFAULT_KEY_ENV, vendor="OpenAI")
         sdk_client: Any = openai.AsyncOpenAI(api_key=key.value, base_url=base_url, max_retries=0)
     else:
-        key = read_key(anthropic_messages.DEFAULT_KEY_ENV, vendor="Anthropic")
+        key = read_key(api_key_env or anthropic_messages.DEFAULT_KEY_ENV, vendor="Anthropic")
         sdk_client = anthropic.AsyncAnthropic(api_key=key.value, base_url=base_url, max_retries=0)
     try:
         return (await sdk_client.models.retrieve(provider.model, timeout=min(timeout_s, 30.0))).id
