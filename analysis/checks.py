@@ -52,7 +52,9 @@ def run_info(db: RunDatabase) -> RunInfo:
         designs=list(row["designs"] or []), repetitions=int(row["repetitions"] or 0),
         instructions=row["instructions"] or "", tools=json.loads(row["tools"] or "{}"),
         cases=json.loads(row["cases"] or "[]"), started_at=row["started_at"], finished_at=row["finished_at"],
-        budgets=json.loads(row["budgets"] or "{}"))
+        budgets=json.loads(row["budgets"] or "{}"),
+        structured_output=json.loads(row["structured_output"]) if row["structured_output"] else None,
+        tool_choice=row["tool_choice"])
 
 
 def run_check(db: RunDatabase, spec: CheckSpec) -> CheckResult:

@@ -17,6 +17,7 @@ from analysis.model import (
     RunSummary,
     Stat,
 )
+from analysis.warnings import run_warnings
 
 
 def design_metrics(db: RunDatabase, info: RunInfo) -> list[DesignMetrics]:
@@ -113,7 +114,8 @@ def summarize(db: RunDatabase, info: RunInfo, *, paired: bool = True) -> RunSumm
     orders, deterministic_passed = deterministic(db)
     # One PairedRow per (case, repetition) is most of this function's time on a large run (0.6 s of
     # 1 s at 100k conversations), and only `summarize --json` prints them.
-    return RunSummary(run=info, designs=design_metrics(db, info), comparisons=comparisons(db, info),
+    designs = design_metrics(db, info)
+    return RunSummary(run=info, designs=designs, comparisons=comparisons(db, info),
                       paired=paired_rows(db, info) if paired else None, deterministic=orders,
                       deterministic_passed=deterministic_passed, claim_findings=claim_counts(db),
-                      pairs=pair_counts(db), faults=faults(db))
+                      pairs=pair_counts(db), faults=faults(db), warnings=run_warnings(designs))

@@ -55,6 +55,26 @@ class RunInfo:
     started_at: str | None
     finished_at: str | None
     budgets: dict[str, Any]
+    structured_output: dict[str, Any] | None = None  # {requested, used, fallbacks} (openai-chat)
+    tool_choice: str | None = None
+
+    def request_shape(self) -> str | None:
+        """How openai-chat shaped the requests: the answer format (with any fallback) and the tool choice."""
+        if self.structured_output is None and self.tool_choice is None:
+            return None
+        parts = []
+        if self.structured_output is not None:
+            answer = self.structured_output
+            text = f"structured output {answer.get('used')}"
+            refused = ", ".join(f["rejected"] for f in answer.get("fallbacks") or [])
+            if refused:
+                text += f" ({answer.get('requested')}: the server refused {refused})"
+            elif answer.get("requested") != answer.get("used"):
+                text += f" ({answer.get('requested')})"
+            parts.append(text)
+        if self.tool_choice is not None:
+            parts.append(f"tool_choice {self.tool_choice}")
+        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -204,6 +224,7 @@ class RunSummary:
     claim_findings: dict[str, dict[str, int]] = field(default_factory=dict)  # design -> kind -> summaries
     pairs: PairCounts | None = None  # None with fewer than two designs
     faults: FaultSummary = field(default_factory=FaultSummary)
+    warnings: list[str] = field(default_factory=list)  # where the figures would mislead (analysis.warnings)
 
 
 @dataclass(frozen=True)

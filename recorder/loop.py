@@ -20,6 +20,7 @@ from recorder.mcp_client import ServerDied, ToolServer
 from recorder.providers.base import ModelRequest, ModelResponse, Provider, ProviderError
 from recorder.scorer import score
 from wismo.runformat.events import (
+    AbandonedRequest,
     ConversationFinished,
     ConversationStarted,
     ModelRequestSent,
@@ -83,6 +84,8 @@ class Outcome:
     elapsed_ms: float
     fatal_error: ProviderError | None = None
     error: str | None = None
+    provider_error: ProviderError | None = None  # the failure that ended it, fatal or not
+    budget_hit: str | None = None
 
 
 @dataclass
@@ -100,9 +103,9 @@ class _Tally:
 
 class _Stop(Exception):
     def __init__(self, status: str, budget: str | None = None, error: str | None = None,
-                 fatal: ProviderError | None = None) -> None:
+                 failure: ProviderError | None = None) -> None:
         super().__init__(error or status)
-        self.status, self.budget, self.error, self.fatal = status, budget, error, fatal
+        self.status, self.budget, self.error, self.failure = status, budget, error, failure
 
 
 def _request_bytes(request: ModelRequest) -> int:
@@ -128,10 +131,11 @@ class Conversation:
 
     def __init__(self, plan: ConversationPlan, provider: Provider, server: ToolServer, tools: list[ToolSpec],
                  instructions: str, answer_schema: dict[str, Any], budgets: Budgets, log: ConversationLog,
-                 on_response: Any = None, interruption: Callable[[], str] | None = None) -> None:
+                 on_response: Any = None, interruption: Callable[[], str] | None = None,
+                 after_abandoned: AbandonedRequest | None = None) -> None:
         self.plan, self.provider, self.server, self.tools = plan, provider, server, tools
         self.instructions, self.answer_schema, self.budgets, self.log = instructions, answer_schema, budgets, log
-        self.on_response = on_response
+        self.on_response, self.after_abandoned = on_response, after_abandoned
         # What to say when the conversation is cancelled from outside (the runner knows why).
         self.interruption = interruption or (lambda: "the run was interrupted (Ctrl-C or a signal)")
         self.tally = _Tally()
@@ -147,8 +151,9 @@ class Conversation:
         started = now_us()
         self.log.write(ConversationStarted(caseId=plan.case_id, orderId=plan.order_id, design=plan.design,
                                            repetition=plan.repetition, pairIndex=plan.pair_index,
-                                           pairPosition=plan.pair_position), at=started)
-        status, budget, error, final_text, fatal = "answered", None, None, None, None
+                                           pairPosition=plan.pair_position,
+                                           afterAbandonedRequest=self.after_abandoned), at=started)
+        status, budget, error, final_text, failure = "answered", None, None, None, None
         try:
             async with asyncio.timeout(self.budgets.conversation_deadline_s) as self._deadline:
                 final_text = await self._turns()
@@ -159,7 +164,7 @@ class Conversation:
             else:  # a timeout from somewhere unexpected: still this conversation's fault only
                 status, error = "provider_error", f"unexpected: TimeoutError: {exc}"
         except _Stop as stop:
-            status, budget, error, fatal = stop.status, stop.budget, stop.error, stop.fatal
+            status, budget, error, failure = stop.status, stop.budget, stop.error, stop.failure
         except asyncio.CancelledError:
             # Ctrl-C, a signal or the run stopping: this attempt ends here, recorded as such, and the
             # runner waits for this line before it closes anything.
@@ -184,7 +189,9 @@ class Conversation:
                                             assessment=assessment, score=scored, claimed=claimed), at=finished)
         return Outcome(status, scored["passed"], self.tally.turns, self.tally.tool_calls,
                        self.tally.tokens["inputTokens"], self.tally.tokens["outputTokens"],
-                       self.tally.tokens["cachedTokens"], elapsed_ms, fatal, error)
+                       self.tally.tokens["cachedTokens"], elapsed_ms,
+                       fatal_error=failure if failure is not None and failure.fatal else None,
+                       error=error, provider_error=failure, budget_hit=budget)
 
     def _deadline_reached(self) -> bool:
         return self._deadline is not None and self._deadline.expired()
@@ -232,7 +239,7 @@ class Conversation:
                 raise  # the conversation's deadline, not this request's timeout: run() records it
             failure = ProviderError("timeout", f"no response within {self.budgets.request_timeout_s:g} s")
             self._log_failed_response(turn, sent, failure)
-            raise _Stop("timeout", "request_timeout", str(failure)) from None
+            raise _Stop("timeout", "request_timeout", str(failure), failure) from None
         except asyncio.CancelledError:
             # The deadline or an interruption cancelled this request: the trace still gets its response
             # line, so every request has one and the claimed turns match the lines.
@@ -242,11 +249,11 @@ class Conversation:
             self._log_failed_response(turn, sent, failure)
             status = "timeout" if failure.kind == "timeout" else "provider_error"
             raise _Stop(status, "request_timeout" if failure.kind == "timeout" else None,
-                        f"{failure.kind}: {failure}", failure if failure.fatal else None) from None
+                        f"{failure.kind}: {failure}", failure) from None
         except Exception as exc:  # the adapter could not read what came back: this conversation's fault only
             unexpected = ProviderError("unexpected", f"{type(exc).__name__}: {exc}")
             self._log_failed_response(turn, sent, unexpected)
-            raise _Stop("provider_error", None, f"{unexpected.kind}: {unexpected}") from None
+            raise _Stop("provider_error", None, f"{unexpected.kind}: {unexpected}", unexpected) from None
         usage = response.usage.to_json()
         self.tally.add_usage(usage)
         # A 200 with nothing in it (no choices, no output items, no content blocks) is the provider's
@@ -262,13 +269,14 @@ class Conversation:
         if self.on_response:
             self.on_response(self.plan, turn, usage)
         if malformed is not None:
-            raise _Stop("provider_error", None, f"{malformed.kind}: {malformed}")
+            raise _Stop("provider_error", None, f"{malformed.kind}: {malformed}", malformed)
         return response
 
     def _log_failed_response(self, turn: int, sent: float, failure: ProviderError) -> None:
         self.log.write(ModelResponseReceived(
             turn=turn, outputItems=[], usage=NO_USAGE, model=None, responseId=None,
-            latencyMs=round((time.perf_counter() - sent) * 1000, 3), retries=failure.retries, retryWaitsS=[],
+            latencyMs=round((time.perf_counter() - sent) * 1000, 3), retries=failure.retries,
+            retryWaitsS=[round(w, 3) for w in failure.retry_waits_s],
             error=failure.to_json(), rawOutput=None))
 
     async def _run_tools(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -22,11 +22,13 @@ from typing import Any, Protocol
 
 from recorder.comparison import run_comparison
 from recorder.dataset import Dataset, load_dataset
+from recorder.fault_watch import FaultWatch
+from recorder.local_server import AbandonedRequests
 from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
 from recorder.mcp_client import ToolServer, server_command, start_servers
 from recorder.providers import create_provider
-from recorder.providers.base import Provider, ProviderSettings
-from recorder.run_manifest import build_manifest
+from recorder.providers.base import Provider
+from recorder.run_manifest import build_manifest, provider_settings, request_shape
 from wismo import __version__
 from wismo.errors import WismoError
 from wismo.runformat import COMPARISON_FILE, EVENTS_FILE, LOGS_DIR, MANIFEST_FILE
@@ -68,6 +70,8 @@ class RecordOptions:
     out_dir: Path = Path("runs")
     run_id: str | None = None
     command_line: tuple[str, ...] = ()
+    structured_output: str = "auto"
+    tool_choice: str = "auto"
 
 
 class Progress(Protocol):
@@ -97,6 +101,7 @@ class RunResult:
     nothing_to_do: bool = False
     interrupted: bool = False
     write_error: RunWriteError | None = None
+    after_abandoned: int = 0  # conversations that began while a local server may still have been busy
 
     @property
     def errored(self) -> int:
@@ -110,7 +115,7 @@ class RunResult:
 
 
 class RunAborted(WismoError):
-    """A fatal provider error (401/403) stopped the run; what was recorded stays."""
+    """A fatal or repeating fault stopped the run; what was recorded stays."""
 
     def __init__(self, result: RunResult) -> None:
         super().__init__(f"the run stopped: {result.aborted}. Conversations recorded so far are kept in "
@@ -185,6 +190,8 @@ class _Runner:
         self.interrupted = False
         self.write_error: RunWriteError | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self.watch = FaultWatch.for_provider(provider)
+        self.abandoned = AbandonedRequests(getattr(provider, "base_url", None))
 
     async def run_all(self, work: list[tuple[ConversationPlan, int]]) -> None:
         """Run every planned attempt; on cancellation, wait for each conversation's last line, then re-raise."""
@@ -214,7 +221,7 @@ class _Runner:
     def result(self, run_dir: Path, skipped: int) -> RunResult:
         """What this invocation did."""
         return RunResult(run_dir, self.outcomes, skipped, self.aborted, interrupted=self.interrupted,
-                         write_error=self.write_error)
+                         write_error=self.write_error, after_abandoned=self.abandoned.noted)
 
     def _interruption(self) -> str:
         if self.aborted:
@@ -229,7 +236,8 @@ class _Runner:
             conversation = Conversation(plan, self.provider, server, server.tool_specs(),
                                         self.manifest["instructions"], self.manifest["answerSchema"], self.budgets,
                                         ConversationLog(self.writer, plan.conversation_id, attempt),
-                                        on_response=self.progress.response, interruption=self._interruption)
+                                        on_response=self.progress.response, interruption=self._interruption,
+                                        after_abandoned=self.abandoned.take())
             try:
                 outcome = await conversation.run()
             except RunWriteError as exc:
@@ -241,8 +249,11 @@ class _Runner:
                 outcome.error = self.redactor.scrub(outcome.error)
             self.outcomes.append((plan, outcome))
             self.progress.finished(plan, outcome)
-            if outcome.fatal_error is not None:
-                self.abort(str(outcome.fatal_error))
+            self.abandoned.observe(plan, attempt, outcome)
+            # A fatal error (401/403) or a fault that would only repeat stops the run.
+            stop = self.watch.observe(outcome)
+            if stop is not None:
+                self.abort(stop)
 
 
 # A tools/call gets its own limit, apart from the model's request timeout (the server's start-up has
@@ -307,8 +318,9 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
     for warning in dataset.warnings:
         progress.warn(warning)
     plans = plan_conversations(dataset, options.designs, options.repetitions, options.case_ids)
-    provider = create_provider(options.provider, ProviderSettings(
-        model=options.model, base_url=options.base_url, api_key_env=options.api_key_env))
+    provider = create_provider(options.provider, provider_settings(
+        options.provider, options.model, options.base_url, options.api_key_env,
+        {"requested": options.structured_output}, options.tool_choice))
     run_id = options.run_id or new_run_id(provider.name, provider.model)
     run_dir = options.out_dir / run_id
     existed = _take_folder(run_dir)
@@ -370,6 +382,7 @@ def finish_run(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], run
         writer.write(RunFinished(conversations=len(runner.outcomes), errored=errored, aborted=aborted,
                                  serverRestarts={d: s.restarts for d, s in runner.servers.items()}))
         writer.close()
+        manifest.update(request_shape(runner.provider))
         manifest["finishedAt"] = now_iso()
         write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
     except RunWriteError as exc:

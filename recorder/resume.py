@@ -11,7 +11,7 @@ from recorder.attempts import ResumePlan, plan_resume
 from recorder.dataset import Dataset, load_dataset
 from recorder.loop import Budgets, ConversationPlan
 from recorder.providers import create_provider
-from recorder.providers.base import Provider, ProviderSettings
+from recorder.providers.base import Provider
 from recorder.record import (
     After,
     Progress,
@@ -24,7 +24,7 @@ from recorder.record import (
     run_work,
     start_run_servers,
 )
-from recorder.run_manifest import redact_command_line
+from recorder.run_manifest import provider_settings, redact_command_line
 from wismo import __version__
 from wismo.errors import WismoError
 from wismo.runformat import EVENTS_FILE, MANIFEST_FILE
@@ -91,8 +91,10 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
         if not todo.rerun and not todo.supersede and lines is not None and lines.ends_with_newline:
             return RunResult(run_dir, [], todo.kept, nothing_to_do=True)
 
-        provider = create_provider(manifest["provider"]["name"], ProviderSettings(
-            model=manifest["model"], base_url=base_url, api_key_env=manifest.get("apiKeyEnv")))
+        # A resumed run sends what the run settled on: the same answer format and tool choice.
+        provider = create_provider(manifest["provider"]["name"], provider_settings(
+            manifest["provider"]["name"], manifest["model"], base_url, manifest.get("apiKeyEnv"),
+            manifest.get("structuredOutput"), manifest.get("toolChoice")))
         redactor = Redactor.from_environment(manifest.get("apiKeyEnv"), [base_url])
         try:
             result = await _resume_in(run_dir, manifest, dataset, plans, todo, lines, provider, redactor,

@@ -11,7 +11,7 @@ from recorder.dataset import DEFAULT_DATASET_DIR, Dataset
 from recorder.instructions import ANSWER_SCHEMA, build_instructions
 from recorder.loop import ConversationPlan
 from recorder.mcp_client import ToolServer
-from recorder.providers.base import Provider
+from recorder.providers.base import Provider, ProviderSettings
 from wismo import __version__
 from wismo.runformat import SCHEMA_VERSION
 from wismo.runformat.manifest import Manifest
@@ -71,6 +71,7 @@ def build_manifest(run_id: str, options: RecordOptions, provider: Provider, data
         "repetitions": options.repetitions,
         "concurrency": options.concurrency,
         "budgets": options.budgets.to_json(),
+        **request_shape(provider),
         "instructions": build_instructions(dataset.records.clock),
         "answerSchema": ANSWER_SCHEMA,
         "tools": {d: [{"name": t.name, "description": t.description, "parameters": t.parameters}
@@ -84,3 +85,23 @@ def build_manifest(run_id: str, options: RecordOptions, provider: Provider, data
         "commandLine": redact_command_line(options.command_line, redactor),
         "host": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
     }).model_dump(mode="json")
+
+
+def request_shape(provider: Provider) -> dict[str, Any]:
+    """The manifest's structuredOutput and toolChoice, for a provider that lets the user choose them."""
+    answer_format = getattr(provider, "structured_output", None)
+    return {"structuredOutput": answer_format.to_json() if answer_format is not None else None,
+            "toolChoice": getattr(provider, "tool_choice", None)}
+
+
+def provider_settings(name: str, model: str | None, base_url: str | None, api_key_env: str | None,
+                      structured_output: dict[str, Any] | None, tool_choice: str | None) -> ProviderSettings:
+    """Settings for a new run (`structured_output` holds only `requested`) or a resumed one (all of it)."""
+    extra: dict[str, Any] = {}
+    if name == "openai-chat":
+        answer_format = structured_output or {}
+        extra = {"structured_output": answer_format.get("requested", "auto"),
+                 "structured_output_used": answer_format.get("used"),
+                 "structured_output_fallbacks": answer_format.get("fallbacks"),
+                 "tool_choice": tool_choice or "auto"}
+    return ProviderSettings(model=model, base_url=base_url, api_key_env=api_key_env, extra=extra)

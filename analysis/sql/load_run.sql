@@ -26,7 +26,8 @@ CREATE OR REPLACE TABLE run_manifest AS
 SELECT m.runId AS run_id, m.schemaVersion AS schema_version, m.designs, m.repetitions,
        m.dataset.hash AS dataset_hash, m.provider, m.model, m.baseUrl AS base_url,
        m.tokenCounts AS token_counts, m.dataset, m.instructions, m.tools, m.budgets,
-       m.startedAt AS started_at, m.finishedAt AS finished_at, m.cases, m.plan
+       m.startedAt AS started_at, m.finishedAt AS finished_at, m.cases, m.plan,
+       m.structuredOutput AS structured_output, m.toolChoice AS tool_choice
 FROM (SELECT json_transform(content, '{
         "schemaVersion": "BIGINT", "runId": "VARCHAR", "designs": ["VARCHAR"], "repetitions": "BIGINT",
         "provider": {"name": "VARCHAR", "label": "VARCHAR", "isLanguageModel": "BOOLEAN"},
@@ -34,6 +35,9 @@ FROM (SELECT json_transform(content, '{
         "dataset": {"name": "VARCHAR", "hash": "VARCHAR", "clock": "VARCHAR"},
         "instructions": "VARCHAR", "tools": "JSON", "budgets": "JSON",
         "startedAt": "VARCHAR", "finishedAt": "VARCHAR",
+        "structuredOutput": {"requested": "VARCHAR", "used": "VARCHAR",
+                             "fallbacks": [{"rejected": "VARCHAR", "reason": "VARCHAR", "at": "VARCHAR"}]},
+        "toolChoice": "VARCHAR",
         "cases": [{"caseId": "VARCHAR", "orderId": "VARCHAR", "question": "VARCHAR",
                    "expected": {"deliveredSkus": ["VARCHAR"], "outstandingSkus": ["VARCHAR"],
                                 "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR",

@@ -66,12 +66,13 @@ class ProviderError(Exception):
     """A request that failed after retries; `fatal` errors (401/403) stop the whole run."""
 
     def __init__(self, kind: ErrorKind, message: str, *, status: int | None = None, fatal: bool = False,
-                 retries: int = 0) -> None:
+                 retries: int = 0, retry_waits_s: list[float] | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.status = status
         self.fatal = fatal
         self.retries = retries
+        self.retry_waits_s = list(retry_waits_s or [])
 
     def to_json(self) -> dict[str, Any]:
         """The error block stored on a model_response event."""

@@ -1,7 +1,9 @@
 """OpenAI-compatible Chat Completions (`POST /v1/chat/completions`) for local servers.
 
-Ollama, vLLM, llama.cpp and LM Studio speak this dialect. They need a base URL and usually no key;
-many ignore `response_format`, so the loop parses the answer whatever the server did with it.
+Ollama, vLLM, llama.cpp and LM Studio speak this dialect. They need a base URL and usually no key.
+Requests are shaped for the strictest of them (see chat_compat): `""` rather than `null` content beside
+tool calls, an explicit `tool_choice`, and an answer format that falls back when the server refuses
+it. Many servers ignore `response_format` anyway, so the loop parses the answer whatever they did.
 """
 
 from __future__ import annotations
@@ -11,13 +13,19 @@ from typing import Any
 
 from recorder.linking import ToolSpec
 from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, require_parsed, strict_schema
-from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
+from recorder.providers.base import ModelRequest, ModelResponse, ProviderError, ProviderSettings, Usage
+from recorder.providers.chat_compat import (
+    TOOL_CHOICES,
+    AnswerFormat,
+    looks_like_validation_error,
+    response_format,
+    tool_choice_for,
+)
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
 from wismo.errors import WismoError
 
 # The SDK refuses to build a client without some key; local servers ignore the header.
 PLACEHOLDER_KEY = "not-needed"
-ANSWER_FORMAT_NAME = "order_support_answer"
 
 
 class OpenAIChatProvider:
@@ -44,30 +52,30 @@ class OpenAIChatProvider:
         # hand an OpenAI key to whatever server the base URL points at.
         self._key = (read_key(settings.api_key_env, vendor="server's") if settings.api_key_env
                      else ApiKey("(no api_key_env)", None))
-        self._json_schema = bool(settings.extra.get("json_schema", True))
+        self.structured_output = AnswerFormat.create(settings.extra.get("structured_output", "auto"),
+                                                     settings.extra.get("structured_output_used"),
+                                                     settings.extra.get("structured_output_fallbacks"))
+        self.tool_choice = settings.extra.get("tool_choice", "auto")
+        if self.tool_choice not in TOOL_CHOICES:
+            raise WismoError(f"unknown tool choice {self.tool_choice!r} (known: {', '.join(TOOL_CHOICES)})")
         self._policy = RetryPolicy.from_settings(settings, sleep=sleep, rand=rand)
-        self._client = openai.AsyncOpenAI(api_key=self._key.value or PLACEHOLDER_KEY, base_url=settings.base_url,
+        self.client = openai.AsyncOpenAI(api_key=self._key.value or PLACEHOLDER_KEY, base_url=settings.base_url,
                                           max_retries=0)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        """Send the request (retrying 429/5xx) and translate the first choice to neutral items."""
-        options: dict[str, Any] = {}
-        if self._json_schema:
-            options["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": ANSWER_FORMAT_NAME, "schema": strict_schema(request.answer_schema), "strict": True}}
-        if request.tools:
-            options["tools"] = [to_tool(tool) for tool in request.tools]
+        """Send the request (retrying 429/5xx) and translate the first choice to neutral items.
 
-        messages = to_messages(request.instructions, request.history)
-
-        async def attempt() -> Any:
-            # Tools and the answer format go as extra_body, which skips the SDK's per-request TypedDict
-            # transform (see the Responses adapter); the bytes sent are the same. The SDK insists on a
-            # typed `messages`.
-            return await self._client.chat.completions.create(model=self.model, messages=messages,
-                                                              extra_body=options, timeout=request.timeout_s)
-
-        outcome = await call_with_retries(attempt, self._classify, self._policy)
+        Under `--structured-output auto`, a server that refuses the answer format gets the request
+        again with the next one (json_object, then none); the run keeps the format it settled on.
+        """
+        while True:
+            sent_format = self.structured_output.used
+            try:
+                outcome = await self._send(request, sent_format)
+                break
+            except ProviderError as error:
+                if not self.structured_output.fall_back(sent_format, error):
+                    raise
         completion = require_parsed(outcome.value, who=f"the server at {self.base_url}", key=self._key)
         choices = list(getattr(completion, "choices", None) or [])
         return ModelResponse(
@@ -80,13 +88,39 @@ class OpenAIChatProvider:
             retry_waits_s=outcome.waits_s,
         )
 
-    def _classify(self, err: BaseException) -> Failure | None:
-        """Name an SDK failure for the retry loop."""
-        return classify_sdk_error(err, self._sdk, who=f"the server at {self.base_url}", key=self._key)
+    async def _send(self, request: ModelRequest, answer_format: str) -> Any:
+        """One request with the given answer format, retried on 429/5xx."""
+        options: dict[str, Any] = {}
+        answer = response_format(answer_format, strict_schema(request.answer_schema))
+        if answer is not None:
+            options["response_format"] = answer
+        if request.tools:
+            options["tools"] = [to_tool(tool) for tool in request.tools]
+            # Sent explicitly: some servers (llama-cpp-python) leave the tools out of the prompt without it.
+            options["tool_choice"] = tool_choice_for(self.tool_choice, request.tools, request.turn)
+        messages = to_messages(request.instructions, request.history)
+
+        async def attempt() -> Any:
+            # Tools and the answer format go as extra_body, which skips the SDK's per-request TypedDict
+            # transform (see the Responses adapter); the bytes sent are the same. The SDK insists on a
+            # typed `messages`.
+            return await self.client.chat.completions.create(model=self.model, messages=messages,
+                                                              extra_body=options, timeout=request.timeout_s)
+
+        return await call_with_retries(attempt, self.classify, self._policy)
+
+    def classify(self, err: BaseException) -> Failure | None:
+        """Name an SDK failure for the retry loop; a validation error sent as 500 is a bad request."""
+        failure = classify_sdk_error(err, self._sdk, who=f"the server at {self.base_url}", key=self._key)
+        if failure is not None and failure.kind == "server_error" and looks_like_validation_error(failure.message):
+            # llama-cpp-python answers a request it cannot parse with 500: retrying it can never succeed.
+            return Failure("bad_request", failure.message.replace("server error (", "refused the request (", 1)
+                           + " [a request-validation error, not retried]", failure.status)
+        return failure
 
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
-        await self._client.close()
+        await self.client.close()
 
 
 def to_tool(tool: ToolSpec) -> dict[str, Any]:
@@ -113,7 +147,8 @@ def to_messages(instructions: str, history: list[dict[str, Any]]) -> list[dict[s
             if last["role"] == "assistant":
                 last.setdefault("tool_calls", []).append(call)
             else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+                # "" rather than null: OpenAI accepts either, llama-cpp-python and others only a string.
+                messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
         elif kind == "function_call_output":
             # Chat Completions has no error flag on tool messages; the loop's error text says so itself.
             messages.append({"role": "tool", "tool_call_id": item["callId"], "content": item["output"]})

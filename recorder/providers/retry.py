@@ -122,7 +122,7 @@ async def call_with_retries(attempt: Callable[[], Awaitable[T]], classify: Calla
                 raise
             if failure.kind not in RETRYABLE or number == policy.max_retries:
                 raise ProviderError(failure.kind, failure.message, status=failure.status,
-                                    fatal=failure.kind == "auth", retries=number) from None
+                                    fatal=failure.kind == "auth", retries=number, retry_waits_s=waits) from None
             wait = policy.wait_s(number, failure.headers)
         waits.append(wait)
         await policy.sleep(wait)

@@ -159,6 +159,8 @@ def test_a_mixed_run_through_the_whole_loop(api, tmp_path):
     # 500 until the retries run out: this conversation is a provider error, and the run went on.
     [failed] = of_type(conversations["status-lags-carrier.granular.r1"], "model_response")
     assert failed["error"]["kind"] == "server_error" and failed["error"]["retries"] == 4
+    # The waits before each retry are recorded on a response that failed for good too.
+    assert failed["retries"] == 4 and failed["retryWaitsS"] == [0.005] * 4
     assert len(responder.received["ORD-1003"]) == 5
 
     # A malformed or rejected call and an unknown tool: tool errors go back, the conversation continues.

@@ -93,6 +93,8 @@ def test_chat_completions_request(monkeypatch):
                                                                  "parameters": t.parameters}} for t in TOOLS]
     assert second["response_format"] == {"type": "json_schema", "json_schema": {
         "name": "order_support_answer", "schema": ANSWER_SCHEMA, "strict": True}}
+    # Explicit: some servers leave the tools out of the prompt when no tool_choice is sent.
+    assert first["tool_choice"] == second["tool_choice"] == "auto"
     system = {"role": "system", "content": INSTRUCTIONS}
     assert first["messages"] == [system, {"role": "user", "content": "Where is my order ORD-1002?"}]
     assert second["messages"] == [
@@ -105,17 +107,27 @@ def test_chat_completions_request(monkeypatch):
              "function": {"name": "get_payment", "arguments": '{"paymentId":"PAY-9"}'}}]},
         {"role": "tool", "tool_call_id": "call_A", "content": '{"orderId":"ORD-1002"}'},
         {"role": "tool", "tool_call_id": "call_B", "content": "payment PAY-9 not found"},
-        {"role": "assistant", "content": None, "tool_calls": [
+        {"role": "assistant", "content": "", "tool_calls": [
             {"id": "call_C", "type": "function",
              "function": {"name": "get_order", "arguments": '{"orderId":"ORD-1003"}'}}]},
         {"role": "tool", "tool_call_id": "call_C", "content": '{"orderId":"ORD-1003"}'},
     ]
 
 
-def test_chat_completions_can_leave_out_response_format(monkeypatch):
+@pytest.mark.parametrize(("mode", "expected"), [("json_object", {"type": "json_object"}), ("off", None)])
+def test_chat_completions_structured_output_modes(mode, expected, monkeypatch):
     [body, _] = sent(OpenAIChatProvider, "/v1", chat_reply(text="{}"), HISTORY, monkeypatch,
-                     extra={"json_schema": False})
-    assert "response_format" not in body
+                     extra={"structured_output": mode})
+    assert body.get("response_format") == expected
+
+
+@pytest.mark.parametrize(("choice", "first_turn"), [
+    ("required", "required"), ("first-tool", {"type": "function", "function": {"name": "get_order"}})])
+def test_chat_completions_forces_a_tool_on_the_first_request_only(choice, first_turn, monkeypatch):
+    first, second = sent(OpenAIChatProvider, "/v1", chat_reply(text="{}"), HISTORY, monkeypatch,
+                         extra={"tool_choice": choice})
+    # Forced on every turn, the model could never answer.
+    assert (first["tool_choice"], second["tool_choice"]) == (first_turn, "auto")
 
 
 def test_anthropic_request_groups_the_history_into_alternating_messages(monkeypatch):

@@ -19,6 +19,7 @@ from wismo.runformat.redact import Redactor
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("wismo.cli.check", "check"),
     "serve": ("wismo.cli.serve", "serve"),
+    "doctor": ("wismo.cli.doctor", "doctor_command"),
     "record": ("wismo.cli.record", "record_command"),
     "score": ("wismo.cli.score", "score_command"),
     "claims": ("wismo.cli.claims", "claims_command"),

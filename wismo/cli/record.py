@@ -15,8 +15,10 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from recorder.local_server import concurrency_note
 from recorder.loop import Budgets
 from recorder.providers import REGISTRY
+from recorder.providers.chat_compat import STRUCTURED_OUTPUT_MODES, TOOL_CHOICES
 from recorder.record import (
     ERROR_STATUSES,
     RecordOptions,
@@ -39,6 +41,8 @@ def _median(values: list[float | int | None], decimals: int = 0) -> str:
 
 def print_outcome_table(result: RunResult) -> None:
     """Per design: conversations, passed, medians of turns, tool calls, tokens and time (not yet validated)."""
+    from analysis.warnings import called_no_tool, no_tool_call_warning  # here: the record path skips DuckDB
+
     by_design = defaultdict(list)
     for plan, outcome in result.outcomes:
         by_design[plan.design].append(outcome)
@@ -49,6 +53,13 @@ def print_outcome_table(result: RunResult) -> None:
                    f"{_median([o.turns for o in outcomes], 1):>7}{_median([o.tool_calls for o in outcomes], 1):>7}"
                    f"{_median([o.input_tokens for o in outcomes]):>9}{_median([o.output_tokens for o in outcomes]):>9}"
                    f"{_median([o.elapsed_ms / 1000 for o in outcomes], 2):>8}")
+    for design, outcomes in sorted(by_design.items()):
+        if called_no_tool([o.tool_calls for o in outcomes], Counter(o.status for o in outcomes)):
+            click.echo(f"warning: {no_tool_call_warning(design)}")
+    if result.after_abandoned:
+        click.echo(f"note: {result.after_abandoned} conversation(s) began just after a request was abandoned at a "
+                   f"timeout; a single-slot local server may still have been busy with it, so their time can "
+                   f"include that wait (marked afterAbandonedRequest in events.jsonl)")
     if result.skipped:
         click.echo(f"({result.skipped} conversations were already complete and were skipped)")
     click.echo(f"\nrun folder: {result.run_dir}")
@@ -124,6 +135,12 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Folder the run folder is created in.")
 @click.option("--run-id", default=None, help="Name of the run folder (default: time, provider and model).")
+@click.option("--structured-output", type=click.Choice(STRUCTURED_OUTPUT_MODES), default="auto", show_default=True,
+              help="openai-chat: the answer format asked for; auto starts with json_schema and falls back to "
+                   "json_object, then none, when the server refuses it.")
+@click.option("--tool-choice", type=click.Choice(TOOL_CHOICES), default="auto", show_default=True,
+              help="openai-chat: auto on every request, or force a tool call on each conversation's first request "
+                   "(required, or first-tool: name the design's first tool, for servers that refuse required).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Continue a run: re-run what did not finish and what ended in a provider, tool, timeout or "
                    "interrupted fault; keep everything else.")
@@ -134,7 +151,7 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                    api_key_env: str | None, designs: str, repetitions: int, case_ids: str | None,
                    dataset_dir: Path | None, concurrency: int, max_turns: int, max_tool_calls: int,
                    request_timeout: float, deadline: float, out_dir: Path, run_id: str | None,
-                   resume_dir: Path | None, keep_errors: bool) -> None:
+                   structured_output: str, tool_choice: str, resume_dir: Path | None, keep_errors: bool) -> None:
     """Record every case with both tool designs and write the raw run to runs/<run-id>/.
 
     Runs the deterministic comparison first (stored in the run), then for each (case, repetition)
@@ -150,12 +167,17 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
 
         wismo record --provider openai --model gpt-5.4-mini --repetitions 5
 
-        wismo record --provider openai-chat --base-url http://localhost:11434/v1 --model llama3.1
+        wismo record --provider openai-chat --base-url http://localhost:11434/v1 --model llama3.1 --concurrency 1
+
+        (`wismo doctor` first says which --structured-output and --tool-choice a server needs)
 
         wismo record --resume runs/20261130T101500Z-openai-gpt-5.4-mini
     """
     given = {name for name in ctx.params
              if ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)}
+    note = concurrency_note(base_url, concurrency) if resume_dir is None else None
+    if note:
+        click.echo(note, err=True)
     progress = ProgressLine()
     interrupted = None
     try:
@@ -175,7 +197,8 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                 designs=_csv(designs) or (), repetitions=repetitions, case_ids=_csv(case_ids),
                 dataset_dir=dataset_dir, concurrency=concurrency,
                 budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline),
-                out_dir=out_dir, run_id=run_id, command_line=default_command_line())
+                out_dir=out_dir, run_id=run_id, command_line=default_command_line(),
+                structured_output=structured_output, tool_choice=tool_choice)
             result = run_recording(record(options, progress, after=check_claims))
     except RunInterrupted as stopped:
         interrupted = stopped

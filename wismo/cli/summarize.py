@@ -35,7 +35,12 @@ def summary_lines(summary: RunSummary) -> list[str]:
     """The metrics table, the comparison, pass^k and the extras of one run."""
     run = summary.run
     lines = [f"run {run.run_id}: {run.provider_label or run.provider} / {run.model}, dataset {run.dataset_name}, "
-             f"{len(run.cases)} cases x {run.repetitions} repetitions; tokens {run.token_counts}", ""]
+             f"{len(run.cases)} cases x {run.repetitions} repetitions; tokens {run.token_counts}"]
+    shape = run.request_shape()
+    if shape:
+        lines.append(f"requests: {shape}")
+    lines += [f"warning: {warning}" for warning in summary.warnings]
+    lines.append("")
     headers = ["design", "convs", "passed", "pass %", *(f"{METRIC_LABELS[m]} median [min-max]" for m in METRICS)]
     rows = []
     for design in summary.designs:

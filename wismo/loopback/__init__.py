@@ -5,6 +5,7 @@ Completions, Anthropic Messages) with replies a caller scripts or decides per re
 the tests and the benchmarks both use it.
 """
 
+from wismo.loopback.chat_servers import ChatServer, compliant, llama_cpp_python
 from wismo.loopback.replies import (
     ANTHROPIC_MODEL,
     CHAT_MODEL,
@@ -18,5 +19,6 @@ from wismo.loopback.replies import (
 )
 from wismo.loopback.server import FakeServer, Received, Reply
 
-__all__ = ["ANTHROPIC_MODEL", "CHAT_MODEL", "OPENAI_MODEL", "FakeServer", "Received", "Reply", "Tokens",
-           "anthropic_error", "chat_reply", "messages_reply", "openai_error", "responses_reply"]
+__all__ = ["ANTHROPIC_MODEL", "CHAT_MODEL", "OPENAI_MODEL", "ChatServer", "FakeServer", "Received", "Reply", "Tokens",
+           "anthropic_error", "chat_reply", "compliant", "llama_cpp_python", "messages_reply", "openai_error",
+           "responses_reply"]

@@ -1,7 +1,8 @@
 """A scripted loopback HTTP server: real sockets and real wire formats, replies decided by the test.
 
-Each POST takes the next scripted Reply (or asks a responder function); every request's path,
-headers and JSON body are recorded so tests can assert what the SDKs actually sent.
+Each POST takes the next scripted Reply (or asks a responder function); a GET asks the `get`
+function (a model list, say), else 404. Every request's path, headers and JSON body are recorded
+so tests can assert what the SDKs actually sent.
 """
 
 from __future__ import annotations
@@ -74,8 +75,9 @@ class _Listener(ThreadingHTTPServer):
 class FakeServer:
     """A ThreadingHTTPServer on 127.0.0.1 with a free port; use as a context manager."""
 
-    def __init__(self, responder: Responder | None = None) -> None:
+    def __init__(self, responder: Responder | None = None, *, get: Responder | None = None) -> None:
         self.requests: list[Received] = []
+        self._get = get
         self.unscripted: list[Received] = []
         self._script: deque[Reply] = deque()
         self._responder = responder
@@ -135,6 +137,15 @@ class FakeServer:
                                                      "type": "not_scripted"}})
 
 
+    def _answer_get(self, received: Received) -> Reply:
+        """The reply to a GET: the `get` function's, else 404."""
+        with self._lock:
+            self.requests.append(received)
+        if self._get is not None:
+            return self._get(received)
+        return Reply(404, {"error": {"message": f"fake server: no GET {received.path}", "type": "not_found"}})
+
+
 def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
     """A request handler class bound to one FakeServer."""
 
@@ -142,11 +153,15 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs' connection pools expect
         disable_nagle_algorithm = True  # else every small response waits ~40 ms for a delayed ACK
 
+        def do_GET(self) -> None:
+            self._send(server._answer_get(Received("GET", self.path, dict(self.headers.items()), b"")))
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
-            received = Received("POST", self.path, dict(self.headers.items()), raw)
-            reply = server._answer(received)
+            self._send(server._answer(Received("POST", self.path, dict(self.headers.items()), raw)))
+
+        def _send(self, reply: Reply) -> None:
             if reply.delay_s:
                 time.sleep(reply.delay_s)
             if reply.drop:

@@ -118,6 +118,15 @@ class RunFinished(_Model):
                                           "died or stalled", default_factory=dict)
 
 
+class AbandonedRequest(_Model):
+    """A model request an earlier conversation gave up on, which a local server may still be working on."""
+
+    conversationId: str = _doc("the conversation that gave up on it")
+    attempt: int = _doc("that conversation's attempt")
+    budgetHit: BudgetName = _doc("request_timeout or deadline")
+    at: str = _doc("when it gave up")
+
+
 class ConversationStarted(_Model):
     """A conversation attempt began."""
 
@@ -128,6 +137,10 @@ class ConversationStarted(_Model):
     repetition: int = _doc("1..repetitions")
     pairIndex: int = _doc("the (case, repetition) pair this conversation belongs to")
     pairPosition: Literal[1, 2] = _doc("1 when this design went first in its pair, else 2")
+    afterAbandonedRequest: AbandonedRequest | None = _doc(
+        "on a local server, a request an earlier conversation abandoned at a timeout just before this one began: "
+        "a single-slot server may still be working on it, so this conversation's time can include that wait",
+        default=None)
 
 
 class ModelRequestSent(_Model):

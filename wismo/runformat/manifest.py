@@ -85,6 +85,24 @@ class ResumeEntry(_Model):
     repairedLine: int | None = _doc("a truncated last line it found, if any")
 
 
+class FormatFallback(_Model):
+    """One answer format the server refused, so `auto` moved on."""
+
+    rejected: str = _doc("the format the server refused (json_schema or json_object)")
+    reason: str = _doc("the server's error, shortened")
+    at: str = _doc("when it happened")
+
+
+class StructuredOutputInfo(_Model):
+    """How the answer's JSON format was asked for (openai-chat's `--structured-output`)."""
+
+    requested: Literal["auto", "json_schema", "json_object", "off"] = _doc(
+        "what the run was asked to send; auto starts with json_schema and falls back")
+    used: Literal["json_schema", "json_object", "off"] = _doc(
+        "the format sent when the run last stopped (off: no response_format; the instructions describe the JSON)")
+    fallbacks: list[FormatFallback] = _doc("every format the server refused, in order", default_factory=list)
+
+
 class HostInfo(_Model):
     """The machine that recorded the run."""
 
@@ -110,6 +128,12 @@ class Manifest(_Model):
     repetitions: int = _doc("repetitions of every (case, design)")
     concurrency: int = _doc("conversations in flight at once")
     budgets: BudgetsInfo = _doc("the limits on every conversation")
+    structuredOutput: StructuredOutputInfo | None = _doc(
+        "openai-chat's answer format and its fallbacks; null for a provider whose format is fixed", default=None)
+    toolChoice: Literal["auto", "required", "first-tool"] | None = _doc(
+        "openai-chat's tool_choice: auto on every request, or a tool forced on each conversation's first request "
+        "(required, or first-tool: the design's first tool by name); null when the provider sends none",
+        default=None)
     instructions: str = _doc("the instructions exactly as sent")
     answerSchema: dict[str, Any] = _doc("the JSON schema of the answer")
     tools: dict[str, list[ToolDefinition]] = _doc("per design, the tools exactly as the model received them")

@@ -53,8 +53,8 @@ def fault_badge(summary: RunSummary) -> str:
             + ("; unequal between the designs: the comparison is biased" if faults.unequal(designs) else ""))
 
 
-def run_card(run: RunInfo, validation: RunValidation) -> RunCard:
-    """How every page names a run."""
+def run_card(run: RunInfo, validation: RunValidation, summary: RunSummary | None = None) -> RunCard:
+    """How every page names a run; the summary's warnings when there is one."""
     provider = fmt.provider_text(run.provider_label or run.provider, run.is_language_model)
     return RunCard(
         run_id=run.run_id, slug=slug(run.run_id), provider=provider, model=run.model,
@@ -63,7 +63,8 @@ def run_card(run: RunInfo, validation: RunValidation) -> RunCard:
         dataset=f"{run.dataset_name} ({run.dataset_hash.removeprefix('sha256:')[:12]})",
         token_counts=run.token_counts, started_at=fmt.timestamp(run.started_at), repetitions=run.repetitions,
         valid=validation.passed, check_url=check_url(run.run_id),
-        failed_checks=[check.name for check in validation.checks if not check.passed])
+        failed_checks=[check.name for check in validation.checks if not check.passed],
+        requests=run.request_shape(), warnings=tuple(summary.warnings) if summary else ())
 
 
 @dataclass
@@ -101,7 +102,8 @@ class SiteData:
         slugs: dict[str, str] = {}
         for validation in validations:
             run_id = validation.run.run_id
-            card = run_card(validation.run, validation)
+            card = run_card(validation.run, validation,
+                            summary_by_id.get(run_id) if validation.passed else None)
             if card.slug in slugs:
                 raise SiteError(f"runs {slugs[card.slug]!r} and {run_id!r} would share a folder; rename one")
             slugs[card.slug] = run_id

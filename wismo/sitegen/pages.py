@@ -37,6 +37,8 @@ class RunCard:
     check_url: str
     failed_checks: list[str]
     faults: str = ""  # infrastructure faults of a valid run, e.g. "14: granular 14, focused 0 (biased)"
+    requests: str | None = None  # openai-chat's answer format and tool choice
+    warnings: tuple[str, ...] = ()  # where the run's figures would mislead
 
 
 @dataclass(frozen=True)

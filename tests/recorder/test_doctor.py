@@ -1,0 +1,158 @@
+"""`wismo doctor` against loopback endpoints: a llama-cpp-python-like server, a compliant one, the hosted APIs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from typing import Any
+
+import pytest
+
+from recorder.doctor import diagnose, timeout_flags
+from recorder.doctor_model import Diagnosis
+from tests.helpers import WISMO
+from wismo.loopback import (
+    ChatServer,
+    FakeServer,
+    Received,
+    Reply,
+    chat_reply,
+    compliant,
+    llama_cpp_python,
+    messages_reply,
+    responses_reply,
+)
+
+MODEL = "local-fake:8b"
+
+
+def run(fake: FakeServer, provider: str = "openai-chat", **kwargs: Any) -> Diagnosis:
+    return asyncio.run(diagnose(provider, model=kwargs.pop("model", MODEL), base_url=fake.url + "/v1",
+                                timeout_s=20.0, **kwargs))
+
+
+def verdicts(diagnosis: Diagnosis) -> dict[str, bool | None]:
+    return {check.label: check.ok for check in diagnosis.checks}
+
+
+def test_a_llama_cpp_python_like_server_is_diagnosed_as_it_is():
+    with llama_cpp_python().serve() as fake:
+        diagnosis = run(fake)
+    seen = verdicts(diagnosis)
+    assert seen["reachable"] and seen["model listed"] and seen["usage reported"]
+    assert seen["cached tokens reported"] is False
+    assert seen["tool call with tools alone"] is False
+    assert "the server left the tools out" in diagnosis.check("tool call with tools alone").detail
+    assert seen['tool call with tool_choice "auto"'] and seen["parallel tool calls"]
+    assert seen['tool call with tool_choice "required"'] is False and seen["tool call with a named tool_choice"]
+    assert seen["tool results reach the model"] is False and seen["null content beside tool calls"] is False
+    assert seen["response_format json_schema"] is False and seen["response_format json_object"]
+    assert seen["request errors as 4xx"] is False
+    assert diagnosis.usable and diagnosis.flags == ["--structured-output json_object", "--concurrency 1"]
+    assert len(diagnosis.notes) == 2
+
+
+def test_a_compliant_server_needs_no_flag_but_the_local_concurrency():
+    with compliant().serve() as fake:
+        diagnosis = run(fake)
+    assert all(ok for label, ok in verdicts(diagnosis).items()), diagnosis.checks
+    assert diagnosis.usable and diagnosis.flags == ["--concurrency 1"] and not diagnosis.notes
+
+
+def test_when_auto_calls_no_tool_on_wismo_s_request_doctor_finds_the_choice_that_does():
+    # The real llama.cpp server calls a tool under "auto" for a short prompt but answers an empty
+    # message to wismo's long instructions; a named tool_choice makes it call.
+    server = llama_cpp_python()
+
+    def responder(received: Received) -> Reply:
+        body = received.body
+        if body.get("tool_choice") == "auto" and "customer support assistant" in body["messages"][0]["content"]:
+            body = {**body, "tool_choice": "none"}
+            return server(Received(received.method, received.path, received.headers, json.dumps(body).encode()))
+        return server(received)
+
+    with FakeServer(responder, get=lambda r: Reply(200, server.models())) as fake:
+        diagnosis = run(fake)
+    labels = [check.label for check in diagnosis.checks if check.label.startswith("wismo's first request")]
+    assert labels == ["wismo's first request, granular (auto)", "wismo's first request, granular (first-tool)",
+                      "wismo's first request, focused (first-tool)"]
+    assert diagnosis.flags == ["--structured-output json_object", "--tool-choice first-tool", "--concurrency 1"]
+
+
+def test_a_slow_server_gets_longer_budgets():
+    assert timeout_flags([1.0, 30.0]) == []
+    assert timeout_flags([10.0, 189.2]) == ["--request-timeout 600", "--deadline 2400"]
+    assert timeout_flags([61.0]) == ["--request-timeout 240", "--deadline 960"]
+
+
+def test_a_model_that_never_calls_a_tool_makes_doctor_exit_1():
+    models = ChatServer().models()
+    with FakeServer(lambda received: chat_reply(text='{"status": "ok"}'), get=lambda r: Reply(200, models)) as fake:
+        done = subprocess.run([*WISMO, "doctor", "--base-url", fake.url + "/v1", "--model", MODEL],
+                              capture_output=True, text=True, timeout=240, env=dict(os.environ))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "the model called no tool on wismo's first request" in done.stdout
+    assert "record with:" not in done.stdout
+
+
+def test_doctor_prints_the_record_command_and_exits_0():
+    with llama_cpp_python().serve() as fake:
+        done = subprocess.run([*WISMO, "doctor", "--base-url", fake.url + "/v1", "--model", MODEL],
+                              capture_output=True, text=True, timeout=240, env=dict(os.environ))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "NO   response_format json_schema" in done.stdout
+    assert (f"wismo record --provider openai-chat --base-url {fake.url}/v1 --model {MODEL} "
+            "--structured-output json_object --concurrency 1") in done.stdout
+
+
+def test_an_unreachable_server_is_one_line_and_exit_1():
+    with FakeServer() as fake:
+        url = fake.url
+    done = subprocess.run([*WISMO, "doctor", "--base-url", url + "/v1", "--model", MODEL], capture_output=True,
+                          text=True, timeout=240, env=dict(os.environ))
+    assert done.returncode == 1 and "cannot be reached" in done.stdout and "Traceback" not in done.stderr
+
+
+def hosted_responder(reply: Any, question: Any) -> Any:
+    """A hosted API's fake: one call per order ID in the question when tools are offered, else JSON text."""
+    def respond(received: Received) -> Reply:
+        body = received.body
+        text = question(body)
+        orders = [word.strip(".,") for word in text.split() if word.startswith("ORD-")]
+        if body.get("tools") and orders:
+            name = body["tools"][0].get("name") or body["tools"][0]["function"]["name"]
+            return reply(function_calls=[(name, json.dumps({"orderId": order})) for order in orders])
+        return reply(text='{"status": "ok"}')
+    return respond
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_doctor_works_for_the_hosted_apis_with_a_key(provider, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-doctor-openai")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-doctor-anthropic")
+    if provider == "openai":
+        respond = hosted_responder(responses_reply, lambda b: b["input"][-1]["content"])
+        model = {"id": "gpt-requested", "object": "model", "created": 0, "owned_by": "openai"}
+    else:
+        respond = hosted_responder(messages_reply, lambda b: b["messages"][-1]["content"][0]["text"])
+        model = {"id": "claude-requested", "type": "model", "display_name": "Claude",
+                 "created_at": "2026-01-01T00:00:00Z"}
+    with FakeServer(respond, get=lambda received: Reply(200, model)) as fake:
+        base = fake.url + "/v1" if provider == "openai" else fake.url
+        diagnosis = asyncio.run(diagnose(provider, model=model["id"], base_url=base, timeout_s=20.0))
+        paths = {r.path for r in fake.requests if r.method == "GET"}
+    assert paths == {f"/v1/models/{model['id']}"}
+    seen = verdicts(diagnosis)
+    assert seen["model listed"] and seen["usage reported"] and seen["tool call with tools alone"]
+    assert seen["parallel tool calls"] and seen["structured output"] and seen["tool_choice"] is None
+    assert diagnosis.usable and diagnosis.flags == []
+
+
+def test_a_refused_key_stops_doctor(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-doctor-openai")
+    refused = Reply(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+    with FakeServer(lambda r: refused, get=lambda r: refused) as fake:
+        diagnosis = asyncio.run(diagnose("openai", model="gpt-x", base_url=fake.url + "/v1", timeout_s=20.0))
+    assert not diagnosis.usable and "refused the key" in diagnosis.verdict
