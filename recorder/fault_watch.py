@@ -2,9 +2,10 @@
 
 Recording on after such a fault only fills the run with identical errors (and, against a paid API,
 costs money). Three cases stop the run: a fatal error (401/403: no later request can succeed), a
-first request the server refuses as malformed (every conversation's first request has the same
-shape, so every one would be refused), and the same provider error ending several conversations in
-a row. The run is left as `--resume` continues it, once the cause is fixed.
+first request the server refuses as a request-validation error (every conversation's first request
+has the same shape, so every one would be refused; a plain 400 may be about one conversation's
+content, so it only counts toward the next rule), and the same provider error ending several
+conversations in a row. The run is left as `--resume` continues it, once the cause is fixed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 
 from recorder.loop import Outcome
 from recorder.providers.base import Provider
+from recorder.providers.chat_compat import looks_like_validation_error
+from wismo.runformat.redact import strip_url_secrets
 
 REPEATS_TO_STOP = 3
 
@@ -23,7 +26,7 @@ def doctor_command(provider: Provider) -> str:
     parts = ["wismo doctor", f"--provider {provider.name}"]
     base_url = getattr(provider, "base_url", None)
     if provider.name == "openai-chat" and base_url:
-        parts.append(f"--base-url {base_url}")
+        parts.append(f"--base-url {strip_url_secrets(base_url)}")
     parts.append(f"--model {provider.model}")
     return " ".join(parts)
 
@@ -57,7 +60,8 @@ class FaultWatch:
         if outcome.fatal_error is not None:
             return str(outcome.fatal_error)
         error = outcome.provider_error
-        if error is not None and error.kind == "bad_request" and outcome.turns == 1:
+        if error is not None and error.kind == "bad_request" and outcome.turns == 1 \
+                and (error.status == 422 or looks_like_validation_error(str(error))):
             return (f"the first request was refused as malformed, and every conversation's first request has the "
                     f"same shape: {error}. Check what the endpoint accepts with `{self.doctor}`")
         shape = fault_shape(outcome)

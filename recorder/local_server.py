@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from recorder.loop import ConversationPlan, Outcome
 from wismo.runformat.events import AbandonedRequest
+from wismo.runformat.redact import strip_url_secrets
 from wismo.runformat.write import now_iso
 
 _LOCAL_NAMES = {"localhost", "host.docker.internal"}
@@ -35,7 +36,8 @@ def concurrency_note(base_url: str | None, concurrency: int) -> str | None:
     """A note for a local server asked for several conversations at once; None when there is nothing to say."""
     if concurrency <= 1 or not is_local_url(base_url):
         return None
-    return (f"note: {base_url} is a local server and --concurrency is {concurrency}: a server with fewer slots "
+    shown = strip_url_secrets(base_url or "")
+    return (f"note: {shown} is a local server and --concurrency is {concurrency}: a server with fewer slots "
             f"queues the requests, and the time figures include that wait. To measure time fairly, record with "
             f"--concurrency 1 (or as many as the server's parallel slots).")
 

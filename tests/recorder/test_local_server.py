@@ -109,12 +109,13 @@ def test_a_refused_first_request_stops_the_run_and_resume_continues_after_the_fi
         run_dir = tmp_path / "refused"
         assert list(finished(run_dir)) == ["delivered-on-time.granular.r1"]
 
-        # The server learns json_schema; the resume records the conversations that never began.
+        # The server learns json_schema; the resume records the conversations that never began and, by
+        # default, re-runs the one the fault ended (its first attempt is superseded, not deleted).
         responder.responder = llama_cpp_python(answer=correct_answer, empty_message_under_auto=False,
                                                reject_json_schema=False)
         result = asyncio.run(resume(run_dir))
-    assert result.aborted is None and len(result.outcomes) == 2
-    assert {e["status"] for e in finished(run_dir).values()} == {"provider_error", "answered"}
+    assert result.aborted is None and len(result.outcomes) == 3
+    assert {outcome.status for _, outcome in result.outcomes} == {"answered"}
     assert_valid(run_dir)
 
 
@@ -148,6 +149,11 @@ def test_the_fault_watch_counts_only_the_same_error_in_a_row():
     assert "3 conversations in a row" in watch.observe(outcome(oom[0]))
     # A bad request after the first turn (a context overflow, say) belongs to that conversation only.
     assert FaultWatch("d").observe(outcome(ProviderError("bad_request", "context length exceeded"), turns=3)) is None
+    # A first request refused for its content (not its shape) is one conversation's fault until it repeats.
+    refused = ProviderError("bad_request", "upstream refused", status=400)
+    assert FaultWatch("d").observe(outcome(refused, turns=1)) is None
+    assert "refused as malformed" in FaultWatch("d").observe(
+        outcome(ProviderError("bad_request", "refused the request (500): Input should be 'text'", status=500), turns=1))
 
 
 def test_a_request_abandoned_on_a_local_server_is_noted_on_the_next_conversation(tmp_path):
