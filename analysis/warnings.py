@@ -8,7 +8,7 @@ from analysis.model import DesignMetrics
 
 # A conversation that ended this way may never have heard from the model (a failed or abandoned
 # first request), so on its own it says nothing about tool use.
-_NO_MODEL_REPLY = frozenset({"provider_error", "timeout"})
+_NO_MODEL_REPLY = frozenset({"provider_error", "timeout", "interrupted"})
 
 
 def no_tool_call_warning(design: str) -> str:

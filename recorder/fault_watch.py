@@ -73,5 +73,6 @@ class FaultWatch:
         if self._count < self.repeats:
             return None
         hint = " (or raise --request-timeout)" if outcome.provider_error.kind == "timeout" else ""
-        return (f"{self._count} conversations in a row ended with the same error: {outcome.provider_error}. "
+        return (f"{self._count} conversations in a row ended with the same error: "
+                f"{str(outcome.provider_error).rstrip('.')}. "
                 f"Check the endpoint with `{self.doctor}`{hint}")

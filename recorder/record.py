@@ -115,7 +115,12 @@ class RunResult:
 
 
 class RunAborted(WismoError):
-    """A fatal or repeating fault stopped the run; what was recorded stays."""
+    """A fatal or repeating fault stopped the run; what was recorded stays.
+
+    Exit 1, as for any run whose conversations ended in faults: `--resume` re-runs them once the cause is fixed.
+    """
+
+    exit_code = 1
 
     def __init__(self, result: RunResult) -> None:
         super().__init__(f"the run stopped: {result.aborted}. Conversations recorded so far are kept in "
