@@ -19,7 +19,7 @@ from recorder.dataset import DEFAULT_DATASET_DIR, Dataset, load_dataset
 from recorder.instructions import ANSWER_SCHEMA, build_instructions
 from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
 from recorder.mcp_client import ToolServer, server_command, start_servers
-from recorder.providers import create_provider
+from recorder.providers import create_provider, request_options
 from recorder.providers.base import Provider, ProviderSettings
 from wismo import __version__
 from wismo.errors import WismoError
@@ -50,6 +50,9 @@ class RecordOptions:
     out_dir: Path = Path("runs")
     run_id: str | None = None
     command_line: tuple[str, ...] = ()
+    reasoning_effort: str | None = None
+    prompt_cache: bool = True
+    strict_tools: bool = False
 
 
 class Progress(Protocol):
@@ -149,7 +152,8 @@ def _manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: 
         "schemaVersion": SCHEMA_VERSION,
         "wismoVersion": __version__,
         "runId": run_id,
-        "provider": {"name": provider.name, "label": provider.label, "isLanguageModel": provider.is_language_model},
+        "provider": {"name": provider.name, "label": provider.label, "isLanguageModel": provider.is_language_model,
+                     "options": request_options(provider)},
         "model": provider.model,
         "baseUrl": options.base_url,
         "apiKeyEnv": options.api_key_env,
@@ -245,7 +249,9 @@ async def record(options: RecordOptions, progress: Progress | None = None) -> Ru
     dataset = load_dataset(options.dataset_dir)
     plans = plan_conversations(dataset, options.designs, options.repetitions, options.case_ids)
     provider = create_provider(options.provider, ProviderSettings(
-        model=options.model, base_url=options.base_url, api_key_env=options.api_key_env))
+        model=options.model, base_url=options.base_url, api_key_env=options.api_key_env,
+        reasoning_effort=options.reasoning_effort, prompt_cache=options.prompt_cache,
+        strict_tools=options.strict_tools))
     run_id = options.run_id or new_run_id(provider.name, provider.model)
     run_dir = options.out_dir / run_id
     if run_dir.exists():
@@ -307,6 +313,15 @@ def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[Con
     return plans
 
 
+def settings_of_run(manifest: dict[str, Any]) -> ProviderSettings:
+    """The provider settings a run was recorded with: a resume sends what the run sent (model, base URL,
+    reasoning effort, cache markers, tool strictness)."""
+    sent = manifest["provider"].get("options") or {}
+    return ProviderSettings(model=manifest["model"], base_url=manifest.get("baseUrl"),
+                            api_key_env=manifest.get("apiKeyEnv"), reasoning_effort=sent.get("reasoningEffort"),
+                            prompt_cache=sent.get("promptCaching") != "off", strict_tools=bool(sent.get("strictTools")))
+
+
 async def resume(run_dir: Path, *, concurrency: int | None = None, command_line: Sequence[str] = (),
                  progress: Progress | None = None) -> RunResult:
     """Re-run the conversations a run did not finish; complete ones are skipped, partial ones superseded."""
@@ -334,8 +349,7 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
             highest[event["conversationId"]] = max(highest.get(event["conversationId"], 0), event.get("attempt", 1))
 
     plans = _plans_from_manifest(manifest, dataset)
-    provider = create_provider(manifest["provider"]["name"], ProviderSettings(
-        model=manifest["model"], base_url=manifest.get("baseUrl"), api_key_env=manifest.get("apiKeyEnv")))
+    provider = create_provider(manifest["provider"]["name"], settings_of_run(manifest))
     writer = EventWriter(events_path, manifest["runId"])
     work: list[tuple[ConversationPlan, int]] = []
     superseded = 0

@@ -31,12 +31,15 @@ def print_outcome_table(result: RunResult) -> None:
     by_design = defaultdict(list)
     for plan, outcome in result.outcomes:
         by_design[plan.design].append(outcome)
-    click.echo(f"\n{'design':<10}{'convs':>6}{'passed':>8}{'turns':>7}{'tools':>7}{'in tok':>9}{'out tok':>9}"
-               f"{'time s':>8}   (medians; unvalidated until `wismo validate`)")
+    click.echo(f"\n{'design':<10}{'convs':>6}{'passed':>8}{'turns':>7}{'tools':>7}{'in tok':>9}{'uncached':>9}"
+               f"{'out tok':>9}{'time s':>8}   (medians; unvalidated until `wismo validate`)")
     for design, outcomes in sorted(by_design.items()):
+        uncached = [o.input_tokens - o.cached_tokens if o.input_tokens is not None and o.cached_tokens is not None
+                    else None for o in outcomes]
         click.echo(f"{design:<10}{len(outcomes):>6}{sum(o.passed for o in outcomes):>8}"
                    f"{_median([o.turns for o in outcomes], 1):>7}{_median([o.tool_calls for o in outcomes], 1):>7}"
-                   f"{_median([o.input_tokens for o in outcomes]):>9}{_median([o.output_tokens for o in outcomes]):>9}"
+                   f"{_median([o.input_tokens for o in outcomes]):>9}{_median(uncached):>9}"
+                   f"{_median([o.output_tokens for o in outcomes]):>9}"
                    f"{_median([o.elapsed_ms / 1000 for o in outcomes], 2):>8}")
     if result.skipped:
         click.echo(f"({result.skipped} conversations were already complete and were skipped)")
@@ -86,12 +89,19 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Folder the run folder is created in.")
 @click.option("--run-id", default=None, help="Name of the run folder (default: time, provider and model).")
+@click.option("--reasoning-effort", type=click.Choice(["none", "minimal", "low", "medium", "high", "xhigh", "max"]),
+              default=None, help="Reasoning effort to ask for (openai: reasoning.effort; anthropic: "
+                                 "output_config.effort, low to max). Default: the model's own.")
+@click.option("--cache/--no-cache", "prompt_cache", default=True, show_default=True,
+              help="Send Anthropic's prompt-cache markers (OpenAI caches automatically and has no switch).")
+@click.option("--strict-tools", is_flag=True, help="Send function tools with strict: true (openai, anthropic).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Finish an interrupted run: re-run incomplete conversations, skip complete ones.")
 def record_command(provider: str, model: str | None, base_url: str | None, api_key_env: str | None, designs: str,
                    repetitions: int, case_ids: str | None, dataset_dir: Path | None, concurrency: int,
                    max_turns: int, max_tool_calls: int, request_timeout: float, deadline: float, out_dir: Path,
-                   run_id: str | None, resume_dir: Path | None) -> None:
+                   run_id: str | None, reasoning_effort: str | None, prompt_cache: bool, strict_tools: bool,
+                   resume_dir: Path | None) -> None:
     """Record every case with both tool designs and write the raw run to runs/<run-id>/.
 
     Runs the deterministic comparison first (stored in the run), then for each (case, repetition)
@@ -102,7 +112,9 @@ def record_command(provider: str, model: str | None, base_url: str | None, api_k
 
         wismo record                                   # offline, scripted policy, 7 × 2 × 3
 
-        wismo record --provider openai --model gpt-5.4-mini --repetitions 5
+        wismo record --provider openai --model gpt-5.4-mini --repetitions 5 --reasoning-effort low
+
+        wismo record --provider anthropic --no-cache          # compare with a cached run
 
         wismo record --provider openai-chat --base-url http://localhost:11434/v1 --model llama3.1
 
@@ -118,7 +130,8 @@ def record_command(provider: str, model: str | None, base_url: str | None, api_k
                 designs=_csv(designs) or (), repetitions=repetitions, case_ids=_csv(case_ids),
                 dataset_dir=dataset_dir, concurrency=concurrency,
                 budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline),
-                out_dir=out_dir, run_id=run_id, command_line=default_command_line())
+                out_dir=out_dir, run_id=run_id, command_line=default_command_line(),
+                reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools)
             result = run_and_check_claims(record(options, progress))
     finally:
         progress.close()

@@ -16,7 +16,8 @@ from analysis.model import METRICS, RunSummary
 from wismo.cli._tables import cell, table
 
 METRIC_LABELS = {"turns": "turns", "toolCalls": "tool calls", "inputTokens": "input tokens",
-                 "outputTokens": "output tokens", "totalTokens": "total tokens", "elapsedMs": "time ms"}
+                 "uncachedInputTokens": "uncached input", "outputTokens": "output tokens",
+                 "reasoningTokens": "reasoning tokens", "totalTokens": "total tokens", "elapsedMs": "time ms"}
 MAX_K_COLUMNS = 10
 
 
@@ -101,10 +102,12 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, bootstrap_resam
     """Print the metrics of recorded runs, each validated first, per design.
 
     Per design: conversations, pass rate (overall and per field), median [min-max] of turns, tool
-    calls, input/output/total tokens and time; then what the second design saves over the first on
-    the medians, the paired median difference by case x repetition with its 95 % bootstrap
-    interval, pass^k for k = 1..repetitions, claim findings and the deterministic comparison when
-    the run has them. A run that fails `wismo validate` is refused (exit 1).
+    calls, input tokens and uncached input (input minus cached: what caching leaves to pay in full),
+    output tokens and the reasoning tokens among them, total tokens and time; then what the second
+    design saves over the first on the medians, the paired median difference by case x repetition
+    with its 95 % bootstrap interval, pass^k for k = 1..repetitions, claim findings and the
+    deterministic comparison when the run has them. A run that fails `wismo validate` is refused
+    (exit 1).
 
     Example:
 

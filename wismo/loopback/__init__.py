@@ -11,6 +11,7 @@ from wismo.loopback.replies import (
     OPENAI_MODEL,
     Tokens,
     anthropic_error,
+    anthropic_model_info,
     chat_reply,
     messages_reply,
     openai_error,
@@ -19,4 +20,5 @@ from wismo.loopback.replies import (
 from wismo.loopback.server import FakeServer, Received, Reply
 
 __all__ = ["ANTHROPIC_MODEL", "CHAT_MODEL", "OPENAI_MODEL", "FakeServer", "Received", "Reply", "Tokens",
-           "anthropic_error", "chat_reply", "messages_reply", "openai_error", "responses_reply"]
+           "anthropic_error", "anthropic_model_info", "chat_reply", "messages_reply", "openai_error",
+           "responses_reply"]

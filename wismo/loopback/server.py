@@ -1,7 +1,9 @@
 """A scripted loopback HTTP server: real sockets and real wire formats, replies decided by the test.
 
 Each POST takes the next scripted Reply (or asks a responder function); every request's path,
-headers and JSON body are recorded so tests can assert what the SDKs actually sent.
+headers and JSON body are recorded so tests can assert what the SDKs actually sent. A GET (the
+Models API an adapter may ask for a model's capabilities) is answered by path from `on_get`, else
+404, and recorded apart in `gets`, so it never takes a scripted POST reply.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ class FakeServer:
     def __init__(self, responder: Responder | None = None) -> None:
         self.requests: list[Received] = []
         self.unscripted: list[Received] = []
+        self.gets: list[Received] = []
+        self._get_replies: dict[str, Reply] = {}
         self._script: deque[Reply] = deque()
         self._responder = responder
         self._lock = threading.Lock()
@@ -92,6 +96,12 @@ class FakeServer:
         with self._lock:
             for reply in replies:
                 self._script.extend([reply] if isinstance(reply, Reply) else reply)
+        return self
+
+    def on_get(self, path: str, reply: Reply) -> FakeServer:
+        """Answer every GET of `path` (query string ignored) with `reply`."""
+        with self._lock:
+            self._get_replies[path] = reply
         return self
 
     @property
@@ -129,6 +139,14 @@ class FakeServer:
         return Reply(NOT_SCRIPTED_STATUS, {"error": {"message": "fake server: no scripted reply left",
                                                      "type": "not_scripted"}})
 
+    def _answer_get(self, received: Received) -> Reply:
+        """The reply registered for a GET's path, else a 404 in Anthropic's error shape."""
+        with self._lock:
+            self.gets.append(received)
+            reply = self._get_replies.get(received.path.split("?", 1)[0])
+        return reply or Reply(404, {"type": "error", "error": {"type": "not_found_error",
+                                                               "message": f"fake server: nothing at {received.path}"}})
+
 
 def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
     """A request handler class bound to one FakeServer."""
@@ -141,7 +159,12 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             received = Received("POST", self.path, dict(self.headers.items()), raw)
-            reply = server._answer(received)
+            self._send(server._answer(received))
+
+        def do_GET(self) -> None:
+            self._send(server._answer_get(Received("GET", self.path, dict(self.headers.items()), b"")))
+
+        def _send(self, reply: Reply) -> None:
             if reply.delay_s:
                 time.sleep(reply.delay_s)
             payload = reply.encoded()
