@@ -149,7 +149,9 @@ class AnthropicMessagesProvider:
                 raise
             # The model does not take a schema: say so in the instructions only, from now on.
             self._structured = structured = False
-            outcome = await self._send(request, structured=False)
+            retried = await self._send(request, structured=False)
+            # The refused attempt counts as a failed attempt of this response (it waited for nothing).
+            outcome = Outcome(retried.value, [0.0, *retried.waits_s])
         else:
             if known is None:
                 self._structured = True
@@ -191,9 +193,10 @@ class AnthropicMessagesProvider:
 
 
 def _refuses_output_config(failure: ProviderError) -> bool:
-    """A 400 about the structured-output parameter (the model does not support it)."""
+    """A 400 about the structured-output parameter (the model does not support it), not about another one."""
     text = str(failure).lower()
-    return failure.kind == "bad_request" and ("output_config" in text or "structured output" in text)
+    return failure.kind == "bad_request" and any(
+        name in text for name in ("output_config.format", "structured output", "output format", "output_format"))
 
 
 def mark_cache_breakpoints(messages: list[dict[str, Any]]) -> None:

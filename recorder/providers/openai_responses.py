@@ -28,7 +28,7 @@ from recorder.providers.base import (
     Usage,
 )
 from recorder.providers.responses_wire import answer_format, responses_body
-from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
+from recorder.providers.retry import Failure, Outcome, RetryPolicy, Sleep, call_with_retries
 from wismo.errors import WismoError
 
 DEFAULT_MODEL = "gpt-5.4-mini"
@@ -126,7 +126,9 @@ class OpenAIResponsesProvider:
             # A model wismo could not tell from its name turned out not to reason: ask again without the
             # include, and leave it out from now on (there is no reasoning to carry).
             self._include_reasoning = False
-            outcome = await self._send(request)
+            retried = await self._send(request)
+            # The refused attempt counts as a failed attempt of this response (it waited for nothing).
+            outcome = Outcome(retried.value, [0.0, *retried.waits_s])
         response = outcome.value
         stop_reason, early_stop = stop_of(response)
         return ModelResponse(
@@ -142,7 +144,7 @@ class OpenAIResponsesProvider:
             answer_format="json_schema",
         )
 
-    async def _send(self, request: ModelRequest) -> Any:
+    async def _send(self, request: ModelRequest) -> Outcome[Any]:
         body = self._body(request)
         model = body.pop("model")
 
@@ -164,8 +166,9 @@ class OpenAIResponsesProvider:
 
 
 def _refuses_encrypted_reasoning(failure: ProviderError) -> bool:
-    """A 400 saying the model has no encrypted reasoning to include ("Encrypted content is not supported")."""
-    return failure.kind == "bad_request" and "encrypted content" in str(failure).lower()
+    """A 400 saying the model has no encrypted reasoning to include ("Encrypted content is not supported with
+    this model"), not one about encrypted content that could not be verified."""
+    return failure.kind == "bad_request" and "encrypted content is not supported" in str(failure).lower()
 
 
 def from_output(output: list[Any]) -> list[dict[str, Any]]:

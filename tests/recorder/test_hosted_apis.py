@@ -130,6 +130,15 @@ def test_a_model_that_refuses_the_include_is_asked_again_without_it():
         bodies = [r.body for r in fake.requests]
     assert [("include" in body) for body in bodies] == [True, False, False]
     assert first.output_items == second.output_items == [{"type": "text", "text": "{}"}]
+    assert (first.retries, first.retry_waits_s, second.retries) == (1, [0.0], 0)  # the refused attempt counts
+
+
+def test_encrypted_content_that_cannot_be_verified_is_an_error_not_a_model_without_reasoning():
+    with FakeServer() as fake:
+        fake.script(openai_error(400, "The encrypted content for item rs_1 could not be verified."))
+        with pytest.raises(Exception, match="could not be verified"):
+            completed(openai(fake, model="acme-large"), request())
+        assert len(fake.requests) == 1
 
 
 def test_the_reasoning_effort_asked_for_is_sent():
@@ -269,7 +278,9 @@ def test_when_nothing_says_the_first_refusal_of_output_config_falls_back_to_inst
         bodies = [r.body for r in fake.requests]
     assert ["output_config" in body for body in bodies] == [True, False, False]
     assert outcome.status == "answered"
-    assert [r["answerFormat"] for r in of_type(events, "model_response")] == ["instructions", "instructions"]
+    responses = of_type(events, "model_response")
+    assert [r["answerFormat"] for r in responses] == ["instructions", "instructions"]
+    assert [r["retries"] for r in responses] == [1, 0]  # the refused attempt is on the record
 
 
 def test_when_nothing_says_and_the_api_takes_it_structured_output_stays_on():
