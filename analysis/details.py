@@ -32,7 +32,9 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
             new_tokens=row["new_tokens"], estimated=bool(row["estimated"]), latency_ms=row["latency_ms"],
             request_bytes=row["request_bytes"], history_length=row["history_length"],
             new_items=_json(row["new_items"]) or [], output_items=_json(row["output_items"]) or [],
-            tool_calls=calls.get((*key, row["turn"]), []), error=_json(row["error"]), model=row["model"]))
+            tool_calls=calls.get((*key, row["turn"]), []), error=_json(row["error"]), model=row["model"],
+            reasoning_tokens=row["reasoning_tokens"], stop_reason=row["stop_reason"],
+            answer_format=row["answer_format"]))
     run_id = db.manifest_value("run_id")
     return [ConversationDetail(
         run_id=run_id, conversation_id=row["conversation_id"], attempt=row["attempt"], case_id=row["case_id"],
@@ -44,7 +46,8 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
         final_text=row["final_text"], turns=row["turns"], tool_calls=row["tool_calls"],
         input_tokens=row["input_tokens"], output_tokens=row["output_tokens"], cached_tokens=row["cached_tokens"],
         total_tokens=row["total_tokens"], elapsed_ms=row["elapsed_ms"],
-        turn_details=turns.get((row["conversation_id"], row["attempt"]), []))
+        turn_details=turns.get((row["conversation_id"], row["attempt"]), []),
+        uncached_input_tokens=row["uncached_input_tokens"], reasoning_tokens=row["reasoning_tokens"])
         for row in db.query_dicts("conversation_rows.sql")]
 
 

@@ -32,22 +32,28 @@ def design_metrics(db: RunDatabase, info: RunInfo) -> list[DesignMetrics]:
     return [DesignMetrics(run_id=info.run_id, provider=info.provider, model=info.model, design=row["design"],
                           conversations=row["conversations"], passed=row["passed"], pass_rate=row["pass_rate"],
                           field_pass_rates={name: row[name] for name in FIELDS},
-                          status_counts=dict(row["status_counts"]), stats=stats.get(row["design"], {}),
+                          status_counts=dict(row["status_counts"]), stats=_in_order(stats.get(row["design"], {})),
                           pass_hat_k=pass_hat_k.get(row["design"], {}))
             for row in db.query_dicts("metrics_designs.sql")]
 
 
+def _in_order(stats: dict[str, Stat]) -> dict[str, Stat]:
+    """The stats in METRICS order (the SQL numbers metrics for the bootstrap, not for display)."""
+    return {metric: stats[metric] for metric in METRICS if metric in stats}
+
+
 def comparisons(db: RunDatabase, info: RunInfo) -> list[MetricComparison]:
-    """The second design against the first on every metric (bootstrap.sql, then metrics_comparisons)."""
+    """The second design against the first on every metric, in METRICS order (bootstrap.sql, metrics_comparisons)."""
     db.run_script("bootstrap.sql")
-    return [MetricComparison(run_id=info.run_id, metric=row["metric"], baseline=row["baseline"], other=row["other"],
-                             baseline_median=row["baseline_median"], other_median=row["other_median"],
-                             saving_pct=row["saving_pct"], paired_n=row["paired_n"],
-                             median_difference=row["median_difference"], ci_low=row["ci_low"],
-                             ci_high=row["ci_high"], bootstrap_resamples=row["bootstrap_resamples"],
-                             bootstrap_seed=row["bootstrap_seed"], all_baseline_median=row["all_baseline_median"],
-                             all_other_median=row["all_other_median"], all_saving_pct=row["all_saving_pct"])
-            for row in db.query_dicts("metrics_comparisons.sql")]
+    found = [MetricComparison(run_id=info.run_id, metric=row["metric"], baseline=row["baseline"], other=row["other"],
+                              baseline_median=row["baseline_median"], other_median=row["other_median"],
+                              saving_pct=row["saving_pct"], paired_n=row["paired_n"],
+                              median_difference=row["median_difference"], ci_low=row["ci_low"],
+                              ci_high=row["ci_high"], bootstrap_resamples=row["bootstrap_resamples"],
+                              bootstrap_seed=row["bootstrap_seed"], all_baseline_median=row["all_baseline_median"],
+                              all_other_median=row["all_other_median"], all_saving_pct=row["all_saving_pct"])
+             for row in db.query_dicts("metrics_comparisons.sql")]
+    return sorted(found, key=lambda c: METRICS.index(c.metric))
 
 
 def pair_counts(db: RunDatabase) -> PairCounts | None:

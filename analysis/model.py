@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence")
-METRICS = ("turns", "toolCalls", "inputTokens", "outputTokens", "totalTokens", "elapsedMs")
+# Uncached input = input - cached (what a run pays full price for); reasoning tokens are part of the output.
+METRICS = ("turns", "toolCalls", "inputTokens", "uncachedInputTokens", "outputTokens", "reasoningTokens",
+           "totalTokens", "elapsedMs")
 
 
 @dataclass(frozen=True)
@@ -260,6 +262,9 @@ class TurnDetail:
     tool_calls: list[ToolCallDetail]
     error: dict[str, Any] | None
     model: str | None
+    reasoning_tokens: int | None = None
+    stop_reason: str | None = None  # in the provider's words; None when not recorded
+    answer_format: str | None = None  # json_schema or instructions; None when not recorded
 
 
 @dataclass(frozen=True)
@@ -290,6 +295,8 @@ class ConversationDetail:
     total_tokens: int | None
     elapsed_ms: float
     turn_details: list[TurnDetail]
+    uncached_input_tokens: int | None = None  # input - cached; None when no cached count was reported
+    reasoning_tokens: int | None = None
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,8 @@ class _Tally:
     turns: int = 0
     tool_calls: int = 0
     tokens: dict[str, int | None] = field(
-        default_factory=lambda: {"inputTokens": None, "outputTokens": None, "cachedTokens": None})
+        default_factory=lambda: {"inputTokens": None, "outputTokens": None, "cachedTokens": None,
+                                 "reasoningTokens": None})
 
     def add_usage(self, usage: dict[str, Any]) -> None:
         for key in self.tokens:
@@ -103,9 +104,9 @@ class _Tally:
 
 class _Stop(Exception):
     def __init__(self, status: str, budget: str | None = None, error: str | None = None,
-                 failure: ProviderError | None = None) -> None:
+                 failure: ProviderError | None = None, text: str | None = None) -> None:
         super().__init__(error or status)
-        self.status, self.budget, self.error, self.failure = status, budget, error, failure
+        self.status, self.budget, self.error, self.failure, self.text = status, budget, error, failure, text
 
 
 def _request_bytes(request: ModelRequest) -> int:
@@ -121,9 +122,13 @@ def _history_items(response: ModelResponse) -> list[dict[str, Any]]:
     for item in response.output_items:
         if item["type"] == "text":
             items.append({"type": "message", "role": "assistant", "content": item["text"]})
-        elif item["type"] == "function_call":
-            items.append(dict(item))
+        elif item["type"] in ("function_call", "reasoning"):
+            items.append(dict(item))  # reasoning (Responses API only) goes back in order, before its calls
     return items
+
+
+def _text(response: ModelResponse) -> str:
+    return "".join(item.get("text", "") for item in response.output_items if item["type"] == "text")
 
 
 class Conversation:
@@ -165,6 +170,7 @@ class Conversation:
                 status, error = "provider_error", f"unexpected: TimeoutError: {exc}"
         except _Stop as stop:
             status, budget, error, failure = stop.status, stop.budget, stop.error, stop.failure
+            final_text = stop.text
         except asyncio.CancelledError:
             # Ctrl-C, a signal or the run stopping: this attempt ends here, recorded as such, and the
             # runner waits for this line before it closes anything.
@@ -210,9 +216,13 @@ class Conversation:
                 raise _Stop("budget_exhausted", "max_turns",
                             f"no final answer within {self.budgets.max_turns} model turns")
             response = await self._request(history, new_items)
+            if response.early_stop is not None:
+                # Cut short by the provider (a token limit, a refusal): not the model's answer to score.
+                raise _Stop(response.early_stop, None, f"the provider ended the response early: stop reason "
+                            f"{response.stop_reason}", text=_text(response) or None)
             calls = [item for item in response.output_items if item["type"] == "function_call"]
             if not calls:
-                return "".join(item.get("text", "") for item in response.output_items if item["type"] == "text")
+                return _text(response)
             if self.tally.tool_calls + len(calls) > self.budgets.max_tool_calls:
                 raise _Stop("budget_exhausted", "max_tool_calls",
                             f"the model asked for {len(calls)} more tool call(s) with "
@@ -265,7 +275,8 @@ class Conversation:
             turn=turn, outputItems=response.output_items, usage=usage, model=response.model,
             responseId=response.response_id, latencyMs=round((time.perf_counter() - sent) * 1000, 3),
             retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s],
-            error=malformed.to_json() if malformed else None, rawOutput=response.raw_output))
+            error=malformed.to_json() if malformed else None, rawOutput=response.raw_output,
+            stopReason=response.stop_reason, answerFormat=response.answer_format))
         if self.on_response:
             self.on_response(self.plan, turn, usage)
         if malformed is not None:

@@ -72,6 +72,9 @@ class RecordOptions:
     command_line: tuple[str, ...] = ()
     structured_output: str = "auto"
     tool_choice: str = "auto"
+    reasoning_effort: str | None = None
+    prompt_cache: bool = True
+    strict_tools: bool = False
 
 
 class Progress(Protocol):
@@ -325,7 +328,8 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
     plans = plan_conversations(dataset, options.designs, options.repetitions, options.case_ids)
     provider = create_provider(options.provider, provider_settings(
         options.provider, options.model, options.base_url, options.api_key_env,
-        {"requested": options.structured_output}, options.tool_choice))
+        {"requested": options.structured_output}, options.tool_choice, reasoning_effort=options.reasoning_effort,
+        prompt_cache=options.prompt_cache, strict_tools=options.strict_tools))
     run_id = options.run_id or new_run_id(provider.name, provider.model)
     run_dir = options.out_dir / run_id
     existed = _take_folder(run_dir)

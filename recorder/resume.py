@@ -24,7 +24,7 @@ from recorder.record import (
     run_work,
     start_run_servers,
 )
-from recorder.run_manifest import provider_settings, redact_command_line
+from recorder.run_manifest import redact_command_line, settings_of_run
 from wismo import __version__
 from wismo.errors import WismoError
 from wismo.runformat import EVENTS_FILE, MANIFEST_FILE
@@ -91,10 +91,8 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
         if not todo.rerun and not todo.supersede and lines is not None and lines.ends_with_newline:
             return RunResult(run_dir, [], todo.kept, nothing_to_do=True)
 
-        # A resumed run sends what the run settled on: the same answer format and tool choice.
-        provider = create_provider(manifest["provider"]["name"], provider_settings(
-            manifest["provider"]["name"], manifest["model"], base_url, manifest.get("apiKeyEnv"),
-            manifest.get("structuredOutput"), manifest.get("toolChoice")))
+        # A resumed run sends what the run settled on: the same answer format, tool choice and options.
+        provider = create_provider(manifest["provider"]["name"], settings_of_run(manifest, base_url))
         redactor = Redactor.from_environment(manifest.get("apiKeyEnv"), [base_url])
         try:
             result = await _resume_in(run_dir, manifest, dataset, plans, todo, lines, provider, redactor,

@@ -11,6 +11,7 @@ from recorder.dataset import DEFAULT_DATASET_DIR, Dataset
 from recorder.instructions import ANSWER_SCHEMA, build_instructions
 from recorder.loop import ConversationPlan
 from recorder.mcp_client import ToolServer
+from recorder.providers import request_options
 from recorder.providers.base import Provider, ProviderSettings
 from wismo import __version__
 from wismo.runformat import SCHEMA_VERSION
@@ -57,7 +58,7 @@ def build_manifest(run_id: str, options: RecordOptions, provider: Provider, data
         "wismoVersion": __version__,
         "runId": run_id,
         "provider": {"name": provider.name, "label": redactor.scrub(provider.label),
-                     "isLanguageModel": provider.is_language_model},
+                     "isLanguageModel": provider.is_language_model, "options": request_options(provider)},
         "model": provider.model,
         "baseUrl": strip_url_secrets(options.base_url) if options.base_url else None,
         "apiKeyEnv": options.api_key_env,
@@ -95,7 +96,9 @@ def request_shape(provider: Provider) -> dict[str, Any]:
 
 
 def provider_settings(name: str, model: str | None, base_url: str | None, api_key_env: str | None,
-                      structured_output: dict[str, Any] | None, tool_choice: str | None) -> ProviderSettings:
+                      structured_output: dict[str, Any] | None, tool_choice: str | None, *,
+                      reasoning_effort: str | None = None, prompt_cache: bool = True,
+                      strict_tools: bool = False) -> ProviderSettings:
     """Settings for a new run (`structured_output` holds only `requested`) or a resumed one (all of it)."""
     extra: dict[str, Any] = {}
     if name == "openai-chat":
@@ -104,4 +107,16 @@ def provider_settings(name: str, model: str | None, base_url: str | None, api_ke
                  "structured_output_used": answer_format.get("used"),
                  "structured_output_fallbacks": answer_format.get("fallbacks"),
                  "tool_choice": tool_choice or "auto"}
-    return ProviderSettings(model=model, base_url=base_url, api_key_env=api_key_env, extra=extra)
+    return ProviderSettings(model=model, base_url=base_url, api_key_env=api_key_env, extra=extra,
+                            reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools)
+
+
+def settings_of_run(manifest: dict[str, Any], base_url: str | None) -> ProviderSettings:
+    """The provider settings a run was recorded with: a resume sends what the run sent (model, base URL,
+    answer format, tool choice, reasoning effort, cache markers, tool strictness)."""
+    sent = manifest["provider"].get("options") or {}
+    return provider_settings(manifest["provider"]["name"], manifest["model"], base_url, manifest.get("apiKeyEnv"),
+                             manifest.get("structuredOutput"), manifest.get("toolChoice"),
+                             reasoning_effort=sent.get("reasoningEffort"),
+                             prompt_cache=sent.get("promptCaching") != "off",
+                             strict_tools=bool(sent.get("strictTools")))

@@ -145,3 +145,9 @@ def test_a_manifest_with_a_wrong_field_is_named(tmp_path):
     read_manifest(tmp_path)  # the light reader checks the version only
     with pytest.raises(Exception, match=r"manifest.json: budgets.maxTurns: Input should be a valid integer"):
         read_manifest(tmp_path, validate=True)
+
+
+def test_the_shape_check_knows_every_status_the_format_defines():
+    sql = (SQL / "load_run.sql").read_text()
+    listed = re.search(r"status NOT IN \(([^)]*)\)", sql, re.S).group(1)
+    assert re.findall(r"'(\w+)'", listed) == list(get_args(events.Status))

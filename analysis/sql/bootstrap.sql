@@ -29,7 +29,11 @@ WITH params AS (
                    {'metric': 'inputTokens', 'ord': 3, 'd': o.input_tokens::DOUBLE - b.input_tokens},
                    {'metric': 'outputTokens', 'ord': 4, 'd': o.output_tokens::DOUBLE - b.output_tokens},
                    {'metric': 'totalTokens', 'ord': 5, 'd': o.total_tokens::DOUBLE - b.total_tokens},
-                   {'metric': 'elapsedMs', 'ord': 6, 'd': o.elapsed_ms - b.elapsed_ms}], recursive := true)
+                   {'metric': 'elapsedMs', 'ord': 6, 'd': o.elapsed_ms - b.elapsed_ms},
+                   {'metric': 'uncachedInputTokens', 'ord': 7,
+                    'd': o.uncached_input_tokens::DOUBLE - b.uncached_input_tokens},
+                   {'metric': 'reasoningTokens', 'ord': 8,
+                    'd': o.reasoning_tokens::DOUBLE - b.reasoning_tokens}], recursive := true)
     FROM params p
     JOIN conversations b ON b.design = p.baseline AND b.passed
     JOIN conversations o ON o.design = p.other AND o.passed AND o.case_id = b.case_id

@@ -1,5 +1,5 @@
 -- Claimed counters (conversation_finished.claimed) that differ from the events: turns = number of
--- model_response events, toolCalls = number of tool_call events, input/output/cached tokens = sums
+-- model_response events, toolCalls = number of tool_call events, input/output/cached/reasoning tokens = sums
 -- of the per-response usage (null when no response reported any), and elapsedMs = the time between
 -- the conversation_started and conversation_finished timestamps, to the microsecond: the recorder
 -- stamps both lines with the very clock readings it computes elapsedMs from (claimed.elapsedExact),
@@ -18,6 +18,8 @@ WITH counters AS (
                 'recomputed': output_tokens::DOUBLE},
                {'counter': 'cachedTokens', 'claimed': claimed.cachedTokens::DOUBLE,
                 'recomputed': cached_tokens::DOUBLE},
+               {'counter': 'reasoningTokens', 'claimed': claimed.reasoningTokens::DOUBLE,
+                'recomputed': reasoning_tokens::DOUBLE},
                {'counter': 'elapsedMs', 'claimed': claimed.elapsedMs,
                 'recomputed': (epoch_us(finished_at) - epoch_us(started_at)) / 1000.0}
            ], recursive := true)

@@ -5,7 +5,7 @@ SELECT c.conversation_id, c.attempt, c.case_id, k.order_id, c.design, c.repetiti
        c.status, c.budget_hit, c.error, c.passed, c.score.fields AS field_scores,
        d.assessment, d.assessment ->> '$.customerSummary' AS customer_summary, d.finalText AS final_text,
        c.turns, c.tool_calls, c.input_tokens, c.output_tokens, c.cached_tokens, c.total_tokens,
-       c.elapsed_ms
+       c.elapsed_ms, c.uncached_input_tokens, c.reasoning_tokens
 FROM conversations c
 LEFT JOIN cases k USING (case_id)
 LEFT JOIN live_details d ON d.type = 'conversation_finished' AND d.conversationId = c.conversation_id

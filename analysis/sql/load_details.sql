@@ -1,6 +1,6 @@
 -- Loads the heavy fields of events.jsonl that the conversation pages show into event_details:
--- history items (newItems), output items, tool arguments and result text, latencies, errors, the
--- final text and the whole parsed answer. A second pass over the file, run only when a page needs
+-- history items (newItems), output items, tool arguments and result text, latencies, errors, stop
+-- reasons and answer formats, the final text and the whole parsed answer. A second pass over the file, run only when a page needs
 -- it (validation and the metrics never do). Run after load_run.sql; views.sql's model_requests,
 -- tool_calls and turn_tokens read it. maximum_object_size is set as in load_run.sql (which explains
 -- why it starts at 16 MiB and when wismo raises it).
@@ -12,8 +12,10 @@ FROM read_json(getvariable('run_dir') || '/events.jsonl', format = 'newline_deli
     type: 'VARCHAR', runId: 'VARCHAR', conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
     turn: 'BIGINT', historyLength: 'BIGINT', requestBytes: 'BIGINT', newItems: 'JSON',
     outputItems: 'JSON',
-    usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT, estimated BOOLEAN)',
-    model: 'VARCHAR', latencyMs: 'DOUBLE', retries: 'BIGINT', error: 'JSON', callId: 'VARCHAR',
+    usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT, reasoningTokens BIGINT,
+                   estimated BOOLEAN)',
+    model: 'VARCHAR', latencyMs: 'DOUBLE', retries: 'BIGINT', error: 'JSON', stopReason: 'VARCHAR',
+    answerFormat: 'VARCHAR', callId: 'VARCHAR',
     name: 'VARCHAR', arguments: 'VARCHAR', text: 'VARCHAR', isError: 'BOOLEAN', errorKind: 'VARCHAR',
     bytes: 'BIGINT', finalText: 'VARCHAR', assessment: 'JSON'})
 WHERE runId = getvariable('run_id')

@@ -100,7 +100,7 @@ WITH lines AS (
                WHEN type = 'conversation_finished'
                     AND (status IS NULL OR status NOT IN ('answered', 'invalid_answer', 'provider_error',
                                                           'tool_error', 'budget_exhausted', 'timeout',
-                                                          'interrupted'))
+                                                          'interrupted', 'provider_limit', 'refused'))
                    THEN 'conversation_finished with unknown status ' || coalesce(status, 'null')
                WHEN type = 'conversation_finished' AND (score IS NULL OR claimed IS NULL)
                    THEN 'conversation_finished without score or claimed'
@@ -112,7 +112,7 @@ WITH lines AS (
         conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
         caseId: 'VARCHAR', design: 'VARCHAR', repetition: 'BIGINT', pairIndex: 'BIGINT',
         pairPosition: 'BIGINT', turn: 'BIGINT', callId: 'VARCHAR',
-        usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT)',
+        usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT, reasoningTokens BIGINT)',
         status: 'VARCHAR', budgetHit: 'VARCHAR', error: 'VARCHAR',
         -- objects kept as their JSON text here; views.sql parses the ~one per conversation
         assessment: 'VARCHAR', score: 'VARCHAR', claimed: 'VARCHAR',
@@ -152,6 +152,7 @@ SELECT readable, foreign_run, conversationId AS conversation_id, attempt,
        sum(CASE WHEN type = 'model_response' THEN usage.inputTokens END) AS input_tokens,
        sum(CASE WHEN type = 'model_response' THEN usage.outputTokens END) AS output_tokens,
        sum(CASE WHEN type = 'model_response' THEN usage.cachedTokens END) AS cached_tokens,
+       sum(CASE WHEN type = 'model_response' THEN usage.reasoningTokens END) AS reasoning_tokens,
        any_value(CASE WHEN type = 'conversation_started' THEN caseId END) AS case_id,
        any_value(CASE WHEN type = 'conversation_started' THEN design END) AS design,
        any_value(CASE WHEN type = 'conversation_started' THEN repetition END) AS repetition,
@@ -211,7 +212,7 @@ CREATE OR REPLACE TABLE event_details (
     type VARCHAR, conversationId VARCHAR, attempt BIGINT, seq BIGINT, turn BIGINT,
     historyLength BIGINT, requestBytes BIGINT, newItems JSON,
     outputItems JSON, usage STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT,
-                                   estimated BOOLEAN),
-    model VARCHAR, latencyMs DOUBLE, retries BIGINT, error JSON,
+                                   reasoningTokens BIGINT, estimated BOOLEAN),
+    model VARCHAR, latencyMs DOUBLE, retries BIGINT, error JSON, stopReason VARCHAR, answerFormat VARCHAR,
     callId VARCHAR, name VARCHAR, arguments VARCHAR, text VARCHAR, isError BOOLEAN,
     errorKind VARCHAR, bytes BIGINT, finalText VARCHAR, assessment JSON);

@@ -37,8 +37,8 @@ SELECT g.* EXCLUDE (assessment_json, score_json, claimed_json, started_ts, finis
            "delayReasons": "BOOLEAN", "deliveryEstimate": "BOOLEAN", "missingEvidence": "BOOLEAN"},
            "passed": "BOOLEAN"}') AS stored_score,
        json_transform(g.claimed_json, '{"turns": "BIGINT", "toolCalls": "BIGINT", "inputTokens": "BIGINT",
-           "outputTokens": "BIGINT", "cachedTokens": "BIGINT", "elapsedMs": "DOUBLE", "elapsedExact": "BOOLEAN"}')
-           AS claimed
+           "outputTokens": "BIGINT", "cachedTokens": "BIGINT", "reasoningTokens": "BIGINT",
+           "elapsedMs": "DOUBLE", "elapsedExact": "BOOLEAN"}') AS claimed
 FROM event_groups g
 JOIN attempts a USING (conversation_id, attempt)
 WHERE g.readable AND NOT g.foreign_run AND a.live;
@@ -53,9 +53,11 @@ WHERE readable AND type = 'score' AND runId = getvariable('run_id')
 GROUP BY ALL;
 
 -- Finished conversations (live attempts only): turns = model responses, tool calls = tool_call
--- events, tokens = sums of the per-response usage (total = input + output), elapsed = the claimed
--- monotonic time (check_claimed_counters.sql holds it to the timestamps). The score is the latest
--- line of scores.jsonl when there is one, else the one stored when the conversation finished.
+-- events, tokens = sums of the per-response usage (total = input + output; uncached input = input -
+-- cached, null when no cached count was reported; reasoning tokens are part of the output),
+-- elapsed = the claimed monotonic time (check_claimed_counters.sql holds it to the timestamps). The
+-- score is the latest line of scores.jsonl when there is one, else the one stored when the
+-- conversation finished.
 CREATE OR REPLACE VIEW conversations AS
 SELECT t.conversation_id, t.attempt, t.case_id, t.design, t.repetition, t.pair_index, t.pair_position,
        t.status, t.budget_hit, t.error, t.assessment,
@@ -63,28 +65,34 @@ SELECT t.conversation_id, t.attempt, t.case_id, t.design, t.repetition, t.pair_i
        coalesce(coalesce(ls.score, t.stored_score).passed, false) AS passed,
        ls.score IS NOT NULL AS rescored,
        t.responses AS turns, t.calls AS tool_calls,
-       t.input_tokens, t.output_tokens, t.cached_tokens,
+       t.input_tokens, t.output_tokens, t.cached_tokens, t.reasoning_tokens,
+       t.input_tokens - t.cached_tokens AS uncached_input_tokens,
        t.input_tokens + t.output_tokens AS total_tokens,
        t.claimed.elapsedMs AS elapsed_ms
 FROM attempt_totals t
 LEFT JOIN latest_scores ls USING (conversation_id, attempt)
 WHERE t.finished_lines > 0;
 
--- The six figures of every finished conversation in long form (one row per metric, in the order
--- of analysis.model.METRICS); value is null where nothing was reported.
+-- The figures of every finished conversation in long form (one row per metric of
+-- analysis.model.METRICS); value is null where nothing was reported. ord numbers the metrics for
+-- the bootstrap's random streams (so adding a metric leaves the others' intervals unchanged);
+-- analysis.metrics puts them in METRICS order for display.
 CREATE OR REPLACE VIEW conversation_metrics AS
 SELECT c.conversation_id, c.design, c.case_id, c.repetition, c.passed, m.metric, m.ord,
        CASE m.metric
            WHEN 'turns' THEN c.turns::DOUBLE
            WHEN 'toolCalls' THEN c.tool_calls::DOUBLE
            WHEN 'inputTokens' THEN c.input_tokens::DOUBLE
+           WHEN 'uncachedInputTokens' THEN c.uncached_input_tokens::DOUBLE
            WHEN 'outputTokens' THEN c.output_tokens::DOUBLE
+           WHEN 'reasoningTokens' THEN c.reasoning_tokens::DOUBLE
            WHEN 'totalTokens' THEN c.total_tokens::DOUBLE
            WHEN 'elapsedMs' THEN c.elapsed_ms
        END AS value
 FROM conversations c
 CROSS JOIN (VALUES ('turns', 1), ('toolCalls', 2), ('inputTokens', 3), ('outputTokens', 4),
-                   ('totalTokens', 5), ('elapsedMs', 6)) m(metric, ord);
+                   ('totalTokens', 5), ('elapsedMs', 6), ('uncachedInputTokens', 7),
+                   ('reasoningTokens', 8)) m(metric, ord);
 
 -- Claim findings (claims.jsonl) that count: this run's claim_finding lines for finished live
 -- attempts, from the checker version of the latest summary_checked line of that attempt (all
@@ -110,13 +118,15 @@ CREATE OR REPLACE VIEW live_details AS
 SELECT d.* FROM event_details d
 JOIN attempts a ON a.conversation_id = d.conversationId AND a.attempt = d.attempt AND a.live;
 
--- Model requests turn by turn, each with its response's usage, latency and error.
+-- Model requests turn by turn, each with its response's usage, latency, error, stop reason and answer format.
 CREATE OR REPLACE VIEW model_requests AS
 SELECT q.conversationId AS conversation_id, q.attempt, q.turn, q.seq AS request_seq,
        q.historyLength AS history_length, q.requestBytes AS request_bytes, q.newItems AS new_items,
        r.seq AS response_seq, r.usage.inputTokens AS input_tokens, r.usage.outputTokens AS output_tokens,
-       r.usage.cachedTokens AS cached_tokens, coalesce(r.usage.estimated, false) AS estimated,
-       r.latencyMs AS latency_ms, r.retries, r.error, r.model, r.outputItems AS output_items
+       r.usage.cachedTokens AS cached_tokens, r.usage.reasoningTokens AS reasoning_tokens,
+       coalesce(r.usage.estimated, false) AS estimated,
+       r.latencyMs AS latency_ms, r.retries, r.error, r.model, r.outputItems AS output_items,
+       r.stopReason AS stop_reason, r.answerFormat AS answer_format
 FROM live_details q
 LEFT JOIN live_details r
        ON r.type = 'model_response' AND r.conversationId = q.conversationId AND r.attempt = q.attempt
@@ -136,7 +146,7 @@ WHERE c.type = 'tool_call';
 
 -- Per-turn token growth: carried = the previous request's input tokens (0 on turn 1), new = the rest.
 CREATE OR REPLACE VIEW turn_tokens AS
-SELECT conversation_id, attempt, turn, input_tokens, output_tokens, cached_tokens, estimated,
+SELECT conversation_id, attempt, turn, input_tokens, output_tokens, cached_tokens, reasoning_tokens, estimated,
        CASE WHEN turn = 1 THEN 0
             ELSE lag(input_tokens) OVER (PARTITION BY conversation_id, attempt ORDER BY turn) END
            AS carried_tokens,

@@ -6,8 +6,11 @@ is what the run log stores and what the scripted model's token estimate serializ
     {"type": "message", "role": "user" | "assistant", "content": "<text>"}
     {"type": "function_call", "callId": "<id>", "name": "<tool>", "arguments": "<JSON text>"}
     {"type": "function_call_output", "callId": "<id>", "output": "<text>", "isError": bool}
+    {"type": "reasoning", "id": "<id>", "summary": [...], "encryptedContent": "<opaque>"}
 
-Output items of a response are `{"type": "text", "text": ...}` and `function_call` items as above.
+Output items of a response are `{"type": "text", "text": ...}`, `function_call` items as above and,
+from the Responses API only, `reasoning` items (the model's encrypted reasoning, carried back in order
+so a reasoning model does not redo it every turn; the other adapters never produce or send them).
 Each adapter translates these to and from its API's wire format.
 """
 
@@ -20,6 +23,10 @@ from recorder.linking import ToolSpec
 
 ErrorKind = Literal["rate_limited", "server_error", "timeout", "auth", "bad_request", "connection",
                     "malformed_response", "unexpected", "interrupted", "other"]
+# How a conversation ends when the provider cut a response short: a limit (max tokens, the context
+# window) or a refusal. Either is the provider's doing, not an answer of the model's to score.
+EarlyStop = Literal["provider_limit", "refused"]
+AnswerFormat = Literal["json_schema", "instructions"]
 
 
 @dataclass(frozen=True)
@@ -42,11 +49,13 @@ class Usage:
     output_tokens: int | None
     cached_tokens: int | None
     estimated: bool = False
+    reasoning_tokens: int | None = None  # of the output tokens, those spent reasoning
 
     def to_json(self) -> dict[str, Any]:
         """The usage block stored on a model_response event."""
         return {"inputTokens": self.input_tokens, "outputTokens": self.output_tokens,
-                "cachedTokens": self.cached_tokens, "estimated": self.estimated}
+                "cachedTokens": self.cached_tokens, "reasoningTokens": self.reasoning_tokens,
+                "estimated": self.estimated}
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,9 @@ class ModelResponse:
     raw_output: Any = None
     retries: int = 0
     retry_waits_s: list[float] = field(default_factory=list)
+    stop_reason: str | None = None  # why the response ended, in the provider's words
+    early_stop: EarlyStop | None = None  # set when that reason means the answer was cut short
+    answer_format: AnswerFormat | None = None  # how the answer schema was asked for; None: not recorded
 
 
 class ProviderError(Exception):
@@ -90,7 +102,27 @@ class ProviderSettings:
     max_retries: int = 4
     backoff_base_s: float = 0.5
     backoff_max_s: float = 20.0
+    reasoning_effort: str | None = None  # None: the model's default
+    prompt_cache: bool = True  # send cache markers where the API needs them (Anthropic)
+    strict_tools: bool = False  # function tools with strict: true
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Support:
+    """Whether the model supports one feature (None: wismo cannot tell) and how wismo knows."""
+
+    supported: bool | None
+    source: str
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a hosted provider's model supports, for `wismo doctor`; `capabilities()` on the adapters."""
+
+    caching: Support
+    structured_output: Support
+    reasoning: Support
 
 
 class Provider(Protocol):

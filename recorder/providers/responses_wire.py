@@ -5,13 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from recorder.linking import ToolSpec
+from recorder.providers._common import strict_schema
 from recorder.providers.base import ModelRequest
 
 
-def responses_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    """Function tools: name and description verbatim, the MCP inputSchema as parameters."""
-    return [{"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters,
-             "strict": False} for t in tools]
+def responses_tools(tools: list[ToolSpec], *, strict: bool = False) -> list[dict[str, Any]]:
+    """Function tools: name and description verbatim, the MCP inputSchema as parameters.
+
+    With `strict`, the schema gets what strict mode requires (`additionalProperties: false`, every
+    property required, optional ones nullable); its `title` keys stay, as the SDK's own strict
+    helper (openai.lib._pydantic.to_strict_json_schema) keeps them.
+    """
+    return [{"type": "function", "name": t.name, "description": t.description,
+             "parameters": strict_schema(t.parameters) if strict else t.parameters, "strict": strict}
+            for t in tools]
 
 
 def responses_input(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -26,6 +33,10 @@ def responses_input(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
                           "arguments": item["arguments"]})
         elif kind == "function_call_output":
             items.append({"type": "function_call_output", "call_id": item["callId"], "output": item["output"]})
+        elif kind == "reasoning":
+            # The id stays: the encrypted content is bound to it, and the API refuses a mismatch.
+            items.append({"type": "reasoning", "id": item["id"], "summary": item.get("summary", []),
+                          "encrypted_content": item["encryptedContent"]})
         else:
             raise ValueError(f"unknown history item type {kind!r}")
     return items
@@ -36,7 +47,8 @@ def answer_format(schema: dict[str, Any]) -> dict[str, Any]:
     return {"format": {"type": "json_schema", "name": "order_assessment", "schema": schema, "strict": True}}
 
 
-def responses_body(request: ModelRequest, model: str) -> dict[str, Any]:
-    """The request body POSTed to /v1/responses for this request."""
-    return {"model": model, "instructions": request.instructions, "tools": responses_tools(request.tools),
+def responses_body(request: ModelRequest, model: str, *, strict_tools: bool = False) -> dict[str, Any]:
+    """The conversation part of the body POSTed to /v1/responses (the adapter adds store, include, reasoning)."""
+    return {"model": model, "instructions": request.instructions,
+            "tools": responses_tools(request.tools, strict=strict_tools),
             "input": responses_input(request.history), "text": answer_format(request.answer_schema)}

@@ -32,6 +32,8 @@ class Conv:
     elapsed_ms: float
     passed: bool = True
     status: str = "answered"
+    cached: list[int | None] | None = None  # per turn; None: never reported
+    reasoning: list[int | None] | None = None  # per turn; None: never reported
 
     @property
     def conversation_id(self) -> str:
@@ -68,7 +70,9 @@ def conversation_events(run_id: str, conv: Conv, pair_index: int, position: int,
     for turn, (input_tokens, output_tokens) in enumerate(conv.tokens, start=1):
         emit("model_request", clock, turn=turn, newItems=[{"type": "message", "role": "user", "content": "q"}],
              historyLength=turn, requestBytes=1000 * turn)
-        usage = {"inputTokens": input_tokens, "outputTokens": output_tokens, "cachedTokens": None, "estimated": True}
+        usage = {"inputTokens": input_tokens, "outputTokens": output_tokens,
+                 "cachedTokens": conv.cached[turn - 1] if conv.cached else None,
+                 "reasoningTokens": conv.reasoning[turn - 1] if conv.reasoning else None, "estimated": True}
         emit("model_response", clock, turn=turn, outputItems=[], usage=usage, model="built", responseId=None,
              latencyMs=1.0, retries=0, error=None, rawOutput=None)
         calls = conv.calls_per_turn[turn - 1] if turn <= len(conv.calls_per_turn) else 0
@@ -86,15 +90,20 @@ def conversation_events(run_id: str, conv: Conv, pair_index: int, position: int,
     assert scored["passed"] == conv.passed
 
     def total(index: int) -> int | None:
-        values = [t[index] for t in conv.tokens if t[index] is not None]
-        return sum(values) if values else None
+        return _sum([t[index] for t in conv.tokens])
 
     claimed = {"turns": len(conv.tokens), "toolCalls": tool_calls, "inputTokens": total(0),
-               "outputTokens": total(1), "cachedTokens": None, "elapsedMs": conv.elapsed_ms}
+               "outputTokens": total(1), "cachedTokens": _sum(conv.cached or []),
+               "reasoningTokens": _sum(conv.reasoning or []), "elapsedMs": conv.elapsed_ms}
     emit("conversation_finished", start + timedelta(milliseconds=conv.elapsed_ms), status=conv.status,
          budgetHit=None, error=None, finalText=json.dumps(assessment), assessment=assessment, score=scored,
          claimed=claimed)
     return events
+
+
+def _sum(values: list[int | None]) -> int | None:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
 
 
 def write_run(folder: Path, spec: RunSpec) -> Path:

@@ -68,3 +68,24 @@ def test_a_missing_run_folder_is_one_line_without_traceback(tmp_path):
         assert done.returncode == 2
         assert done.stderr.strip().count("\n") == 0 and "not a run folder" in done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_summarize_shows_uncached_input_beside_input_and_reasoning_beside_output(tmp_path):
+    from tests.analysis.runbuilder import Conv, RunSpec, write_run
+
+    run_dir = write_run(tmp_path, RunSpec("cached", ["granular", "focused"], 1, ["A"], [
+        Conv("A", "granular", 1, [(1000, 50), (3000, 70)], [1], 5.0, cached=[0, 2048], reasoning=[30, 40]),
+        Conv("A", "focused", 1, [(1000, 40), (1800, 60)], [1], 3.0, cached=[0, 1024], reasoning=[20, 20]),
+    ]))
+    result = CliRunner().invoke(cli, ["summarize", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if line.startswith("design"))
+    labels = ["input tokens", "uncached input", "output tokens", "reasoning tokens", "total tokens"]
+    positions = [header.index(label) for label in labels]
+    assert positions == sorted(positions)  # each beside its total
+    granular = next(line for line in result.output.splitlines() if line.startswith("granular "))
+    assert "4,000 [4,000-4,000]" in granular and "1,952 [1,952-1,952]" in granular and "70 [70-70]" in granular
+    comparison = {line.split("  ")[0]: line for line in result.output.splitlines()
+                  if line.startswith(("input tokens", "uncached input"))}
+    # focused saves 30 % of the input, but only 9 % of what is left to pay in full with the cache
+    assert "30.0" in comparison["input tokens"] and "9.0" in comparison["uncached input"]

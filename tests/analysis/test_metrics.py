@@ -88,8 +88,8 @@ def test_paired_rows_put_both_designs_side_by_side(hand_summary):
     assert list(rows) == [("A", 1), ("A", 2), ("B", 1), ("B", 2)]
     b1 = rows[("B", 1)]
     assert b1.passed == {G: False, F: True}
-    assert b1.values[G] == {"turns": 4, "toolCalls": 5, "inputTokens": 1000, "outputTokens": 40,
-                            "totalTokens": 1040, "elapsedMs": 50.0}
+    assert b1.values[G] == {"turns": 4, "toolCalls": 5, "inputTokens": 1000, "uncachedInputTokens": None,
+                            "outputTokens": 40, "reasoningTokens": None, "totalTokens": 1040, "elapsedMs": 50.0}
 
 
 def test_pass_hat_k_of_the_hand_run(hand_summary):
@@ -147,3 +147,53 @@ def test_deterministic_comparison_is_joined_when_present(tmp_path):
     assert summary.deterministic_passed is True
     assert (order.order_id, order.matched, order.bytes, order.interactions) == (
         "ORD-A", True, {G: 900, F: 950}, {G: 4, F: 1})
+
+
+def test_uncached_input_and_reasoning_tokens_are_summed_and_compared(tmp_path):
+    # granular: input 100 + 300 with 0 + 250 cached -> uncached 150; reasoning 4 + 6 = 10 of output 30
+    # focused: input 100 + 200 with 0 + 50 cached -> uncached 250; reasoning 2 of output 10
+    spec = RunSpec("cached", [G, F], 1, ["A"], [
+        Conv("A", G, 1, [(100, 10), (300, 20)], [1], 5.0, cached=[0, 250], reasoning=[4, 6]),
+        Conv("A", F, 1, [(100, 5), (200, 5)], [1], 3.0, cached=[0, 50], reasoning=[2, None]),
+    ])
+    run_dir = write_run(tmp_path, spec)
+    [validation] = validate_runs([run_dir])
+    assert validation.passed, [(c.name, c.rows) for c in validation.checks if c.row_count]
+    [summary] = summarize_runs([run_dir])
+    granular, focused = summary.designs
+    assert (granular.stats["inputTokens"].median, granular.stats["uncachedInputTokens"].median) == (400, 150)
+    assert (focused.stats["inputTokens"].median, focused.stats["uncachedInputTokens"].median) == (300, 250)
+    assert (granular.stats["reasoningTokens"].median, focused.stats["reasoningTokens"].median) == (10, 2)
+    by_metric = {c.metric: c for c in summary.comparisons}
+    # Without the cache focused saves 25 % of the input; with it, it costs 100 more uncached tokens.
+    assert by_metric["inputTokens"].saving_pct == pytest.approx(25.0)
+    assert by_metric["uncachedInputTokens"].median_difference == 100
+    assert by_metric["uncachedInputTokens"].saving_pct == pytest.approx(-100 / 150 * 100)
+
+
+def test_a_claimed_reasoning_total_that_differs_from_the_lines_fails_validation(tmp_path):
+    spec = RunSpec("claims", [F], 1, ["A"], [Conv("A", F, 1, [(100, 10)], [], 1.0, reasoning=[7])])
+    run_dir = write_run(tmp_path, spec)
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    finished = next(e for e in events if e["type"] == "conversation_finished")
+    finished["claimed"]["reasoningTokens"] = 8
+    (run_dir / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    [validation] = validate_runs([run_dir])
+    counters = next(c for c in validation.checks if c.sql_file == "check_claimed_counters.sql")
+    assert [row[2] for row in counters.rows] == ["reasoningTokens"]
+
+
+def test_provider_limits_and_refusals_are_statuses_of_their_own(tmp_path):
+    spec = RunSpec("stops", [G, F], 1, ["A", "B"], [
+        Conv("A", G, 1, [(100, 10)], [], 1.0, passed=False, status="provider_limit"),
+        Conv("A", F, 1, [(100, 10)], [], 1.0),
+        Conv("B", G, 1, [(100, 10)], [], 1.0, passed=False, status="refused"),
+        Conv("B", F, 1, [(100, 10)], [], 1.0),
+    ])
+    run_dir = write_run(tmp_path, spec)
+    [validation] = validate_runs([run_dir])
+    assert validation.passed, [(c.name, c.rows) for c in validation.checks if c.row_count]
+    [summary] = summarize_runs([run_dir])
+    granular, focused = summary.designs
+    assert granular.status_counts == {"provider_limit": 1, "refused": 1}
+    assert focused.status_counts == {"answered": 2}

@@ -70,9 +70,9 @@ def test_openai_responses_request(monkeypatch):
         {"type": "function_call", "call_id": "call_C", "name": "get_order", "arguments": '{"orderId":"ORD-1003"}'},
         {"type": "function_call_output", "call_id": "call_C", "output": '{"orderId":"ORD-1003"}'},
     ]
-    # The body on the wire is exactly what the offline token estimate serializes.
+    # The body on the wire is what the offline token estimate serializes, plus the stateless options.
     estimated = responses_body(ModelRequest(INSTRUCTIONS, TOOLS, HISTORY, ANSWER_SCHEMA, 2, 10.0), "requested-model")
-    assert second == json.loads(json.dumps(estimated))
+    assert second == {**json.loads(json.dumps(estimated)), "store": False, "include": ["reasoning.encrypted_content"]}
 
 
 def test_openai_responses_makes_a_loose_answer_schema_strict(monkeypatch):
@@ -132,7 +132,7 @@ def test_chat_completions_forces_a_tool_on_the_first_request_only(choice, first_
 
 def test_anthropic_request_groups_the_history_into_alternating_messages(monkeypatch):
     first, second = sent(AnthropicMessagesProvider, "", messages_reply(text="{}"), HISTORY, monkeypatch,
-                         extra={"max_tokens": 1234})
+                         extra={"max_tokens": 1234, "structured_output": "instructions"}, prompt_cache=False)
     assert second["model"] == "requested-model" and second["system"] == INSTRUCTIONS
     assert second["max_tokens"] == 1234
     assert second["tools"] == [{"name": t.name, "description": t.description, "input_schema": t.parameters}

@@ -67,7 +67,9 @@ def test_input_tokens_grow_turn_by_turn_and_are_marked_estimated(default_run):
 def test_the_manifest_labels_the_policy_as_not_a_language_model(default_run):
     manifest = json.loads((default_run / "manifest.json").read_text())
     assert manifest["provider"] == {"name": "scripted", "label": "scripted, not a language model",
-                                    "isLanguageModel": False}
+                                    "isLanguageModel": False,
+                                    "options": {"reasoningEffort": None, "promptCaching": None,
+                                                "structuredOutput": None, "strictTools": False}}
     assert "estimated" in manifest["tokenCounts"]
 
 

@@ -184,7 +184,10 @@ def conversation(run: RunInfo, case: dict[str, Any], design: str, repetition: in
             carried_tokens=previous_input or 0, new_tokens=new_tokens, estimated=not run.is_language_model,
             latency_ms=latency, request_bytes=input_tokens * 4, history_length=1 + 2 * sum(
                 len(t.tool_calls) for t in turns), new_items=new_items, output_items=outputs, tool_calls=tool_calls,
-            error=None, model=run.model))
+            error=None, model=run.model,
+            reasoning_tokens=output_tokens // 3 if run.is_language_model else None,
+            stop_reason=("completed" if run.is_language_model else None),
+            answer_format="json_schema" if run.is_language_model else None))
         elapsed += latency + sum(c.latency_ms or 0 for c in tool_calls)
         previous_input = input_tokens
         new_items = [*(o for o in outputs if o["type"] == "function_call"),
@@ -193,15 +196,17 @@ def conversation(run: RunInfo, case: dict[str, Any], design: str, repetition: in
     fields = {f: bool(answer) and answer.get(f) == case["expected"][f] for f in FIELDS}
     total_in = sum(t.input_tokens or 0 for t in turns)
     total_out = sum(t.output_tokens or 0 for t in turns)
+    cached = sum(t.cached_tokens or 0 for t in turns) if run.is_language_model else None
     return ConversationDetail(
         run_id=run.run_id, conversation_id=conversation_id, attempt=1, case_id=case["caseId"],
         order_id=case["orderId"], design=design, repetition=repetition, pair_position=1 + (design == "focused"),
         status=status, budget_hit=None, error=None, passed=status == "answered" and all(fields.values()),
         field_scores=fields, assessment=answer, customer_summary=summary if answer else None,
         final_text=final_text, turns=len(turns), tool_calls=sum(len(t.tool_calls) for t in turns),
-        input_tokens=total_in, output_tokens=total_out,
-        cached_tokens=sum(t.cached_tokens or 0 for t in turns) if run.is_language_model else None,
-        total_tokens=total_in + total_out, elapsed_ms=round(elapsed + 0.4, 3), turn_details=turns)
+        input_tokens=total_in, output_tokens=total_out, cached_tokens=cached,
+        total_tokens=total_in + total_out, elapsed_ms=round(elapsed + 0.4, 3), turn_details=turns,
+        uncached_input_tokens=total_in - cached if cached is not None else None,
+        reasoning_tokens=sum(t.reasoning_tokens or 0 for t in turns) if run.is_language_model else None)
 
 
 def offline_details(run: RunInfo) -> list[ConversationDetail]:
@@ -246,7 +251,8 @@ def _stat(values: list[float | None]) -> Stat:
 
 
 _METRIC_ATTR = {"turns": "turns", "toolCalls": "tool_calls", "inputTokens": "input_tokens",
-                "outputTokens": "output_tokens", "totalTokens": "total_tokens", "elapsedMs": "elapsed_ms"}
+                "uncachedInputTokens": "uncached_input_tokens", "outputTokens": "output_tokens",
+                "reasoningTokens": "reasoning_tokens", "totalTokens": "total_tokens", "elapsedMs": "elapsed_ms"}
 
 
 def _pass_hat_k(details: list[ConversationDetail], repetitions: int) -> dict[int, float]:
@@ -291,11 +297,12 @@ def summarize(run: RunInfo, details: list[ConversationDetail],
         diffs = [row.values[other][metric] - row.values[baseline][metric] for row in correct
                  if row.values[other][metric] is not None and row.values[baseline][metric] is not None]
         rng = random.Random(20261130)
-        boot = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(1000))
+        boot = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(1000)) if diffs else []
         comparisons.append(MetricComparison(
             run_id=run.run_id, metric=metric, baseline=baseline, other=other, baseline_median=b, other_median=o,
             saving_pct=(b - o) / b * 100 if b else None, paired_n=len(diffs),
-            median_difference=float(statistics.median(diffs)), ci_low=float(boot[24]), ci_high=float(boot[974]),
+            median_difference=float(statistics.median(diffs)) if diffs else None,
+            ci_low=float(boot[24]) if boot else None, ci_high=float(boot[974]) if boot else None,
             bootstrap_resamples=1000, bootstrap_seed=20261130, all_baseline_median=all_b, all_other_median=all_o,
             all_saving_pct=(all_b - all_o) / all_b * 100 if all_b else None))
     pair_counts = PairCounts(baseline, other, len(paired), len(correct),

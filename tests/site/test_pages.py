@@ -200,6 +200,51 @@ def test_conversation_page_of_a_model_run_reports_cached_tokens():
     assert page.turns[1].cached != "not reported"
 
 
+def test_conversation_page_shows_uncached_input_and_reasoning_tokens_beside_their_totals():
+    site = factories.two_run_site()
+    data = data_for(site)
+    page = next(p for p in build_conversation_pages(data) if p.card.is_language_model)
+    detail = next(d for run in site["details_by_run"].values() for d in run
+                  if d.conversation_id == page.conversation_id and d.run_id == page.card.run_id)
+    labels = [label for label, _ in page.totals]
+    assert labels[labels.index("Input tokens") + 1] == "Uncached input"
+    assert labels[labels.index("Output tokens") + 1] == "Reasoning (of output)"
+    totals = dict(page.totals)
+    assert totals["Uncached input"] == f"{detail.input_tokens - detail.cached_tokens:,}"
+    assert totals["Reasoning (of output)"] == f"{detail.reasoning_tokens:,}"
+    turn = detail.turn_details[1]
+    assert page.turns[1].uncached == f"{turn.input_tokens - turn.cached_tokens:,}"
+    assert page.turns[1].reasoning == f"{turn.reasoning_tokens:,}"
+    assert "stop reason completed" in page.transcript[1].meta
+    assert "answer schema enforced by the API" in page.transcript[1].meta
+    # Offline, nothing is reported: said so, not shown as zero.
+    offline = next(p for p in build_conversation_pages(data) if not p.card.is_language_model)
+    assert dict(offline.totals)["Uncached input"] == "not reported" and offline.turns[0].uncached is None
+
+
+def test_headline_shows_uncached_input_and_reasoning_rows_with_their_savings():
+    table = build_overview(data_for(factories.two_run_site()), None).valid_runs[1].headline
+    labels = [row.label for row in table.rows]
+    assert labels[labels.index("Input tokens") + 1] == "Uncached input tokens"
+    assert labels[labels.index("Output tokens") + 1] == "Reasoning tokens (of output)"
+    uncached = next(row for row in table.rows if row.label == "Uncached input tokens")
+    assert all(cell != "–" for cell in uncached.cells) and uncached.comparisons[0].endswith("%")
+
+
+def test_an_encrypted_reasoning_item_is_shown_by_its_size_and_summary():
+    site = factories.two_run_site()
+    detail = next(d for d in site["details_by_run"][site["validations"][1].run.run_id])
+    first = detail.turn_details[0]
+    reasoning = {"type": "reasoning", "id": "rs_0001", "encryptedContent": "g" * 2048,
+                 "summary": [{"type": "summary_text", "text": "Checking the order first."}]}
+    detail.turn_details[0] = type(first)(**{**first.__dict__, "output_items": [reasoning, *first.output_items]})
+    page = next(p for p in build_conversation_pages(data_for(site)) if p.conversation_id == detail.conversation_id
+                and p.card.run_id == detail.run_id)
+    [item] = [i for i in page.transcript[0].output_items if i.kind == "reasoning"]
+    assert item.title == "Reasoning rs_0001 (encrypted, 2,048 characters)"
+    assert item.body == "Checking the order first." and "g" * 100 not in item.body
+
+
 def test_review_items_hide_the_design_order_and_carry_their_evidence():
     data = data_for(factories.offline_site())
     [page] = build_review_pages(data)

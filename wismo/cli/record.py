@@ -46,12 +46,15 @@ def print_outcome_table(result: RunResult) -> None:
     by_design = defaultdict(list)
     for plan, outcome in result.outcomes:
         by_design[plan.design].append(outcome)
-    click.echo(f"\n{'design':<10}{'convs':>6}{'passed':>8}{'turns':>7}{'tools':>7}{'in tok':>9}{'out tok':>9}"
-               f"{'time s':>8}   (medians; unvalidated until `wismo validate`)")
+    click.echo(f"\n{'design':<10}{'convs':>6}{'passed':>8}{'turns':>7}{'tools':>7}{'in tok':>9}{'uncached':>9}"
+               f"{'out tok':>9}{'time s':>8}   (medians; unvalidated until `wismo validate`)")
     for design, outcomes in sorted(by_design.items()):
+        uncached = [o.input_tokens - o.cached_tokens if o.input_tokens is not None and o.cached_tokens is not None
+                    else None for o in outcomes]
         click.echo(f"{design:<10}{len(outcomes):>6}{sum(o.passed for o in outcomes):>8}"
                    f"{_median([o.turns for o in outcomes], 1):>7}{_median([o.tool_calls for o in outcomes], 1):>7}"
-                   f"{_median([o.input_tokens for o in outcomes]):>9}{_median([o.output_tokens for o in outcomes]):>9}"
+                   f"{_median([o.input_tokens for o in outcomes]):>9}{_median(uncached):>9}"
+                   f"{_median([o.output_tokens for o in outcomes]):>9}"
                    f"{_median([o.elapsed_ms / 1000 for o in outcomes], 2):>8}")
     for design, outcomes in sorted(by_design.items()):
         if called_no_tool([o.tool_calls for o in outcomes], Counter(o.status for o in outcomes)):
@@ -141,6 +144,12 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
 @click.option("--tool-choice", type=click.Choice(TOOL_CHOICES), default="auto", show_default=True,
               help="openai-chat: auto on every request, or force a tool call on each conversation's first request "
                    "(required, or first-tool: name the design's first tool, for servers that refuse required).")
+@click.option("--reasoning-effort", type=click.Choice(["none", "minimal", "low", "medium", "high", "xhigh", "max"]),
+              default=None, help="Reasoning effort to ask for (openai: reasoning.effort; anthropic: "
+                                 "output_config.effort, low to max). Default: the model's own.")
+@click.option("--cache/--no-cache", "prompt_cache", default=True, show_default=True,
+              help="Send Anthropic's prompt-cache markers (OpenAI caches automatically and has no switch).")
+@click.option("--strict-tools", is_flag=True, help="Send function tools with strict: true (openai, anthropic).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Continue a run: re-run what did not finish and what ended in a provider, tool, timeout or "
                    "interrupted fault; keep everything else.")
@@ -151,7 +160,8 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                    api_key_env: str | None, designs: str, repetitions: int, case_ids: str | None,
                    dataset_dir: Path | None, concurrency: int, max_turns: int, max_tool_calls: int,
                    request_timeout: float, deadline: float, out_dir: Path, run_id: str | None,
-                   structured_output: str, tool_choice: str, resume_dir: Path | None, keep_errors: bool) -> None:
+                   structured_output: str, tool_choice: str, reasoning_effort: str | None, prompt_cache: bool,
+                   strict_tools: bool, resume_dir: Path | None, keep_errors: bool) -> None:
     """Record every case with both tool designs and write the raw run to runs/<run-id>/.
 
     Runs the deterministic comparison first (stored in the run), then for each (case, repetition)
@@ -165,7 +175,9 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
 
         wismo record                                   # offline, scripted policy, 7 × 2 × 3
 
-        wismo record --provider openai --model gpt-5.4-mini --repetitions 5
+        wismo record --provider openai --model gpt-5.4-mini --repetitions 5 --reasoning-effort low
+
+        wismo record --provider anthropic --no-cache          # compare with a cached run
 
         wismo record --provider openai-chat --base-url http://localhost:11434/v1 --model llama3.1 --concurrency 1
 
@@ -198,7 +210,8 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                 dataset_dir=dataset_dir, concurrency=concurrency,
                 budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline),
                 out_dir=out_dir, run_id=run_id, command_line=default_command_line(),
-                structured_output=structured_output, tool_choice=tool_choice)
+                structured_output=structured_output, tool_choice=tool_choice,
+                reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools)
             result = run_recording(record(options, progress, after=check_claims))
     except RunInterrupted as stopped:
         interrupted = stopped

@@ -17,7 +17,8 @@ from analysis.model import METRICS, RunSummary
 from wismo.cli._tables import cell, table
 
 METRIC_LABELS = {"turns": "turns", "toolCalls": "tool calls", "inputTokens": "input tokens",
-                 "outputTokens": "output tokens", "totalTokens": "total tokens", "elapsedMs": "time ms"}
+                 "uncachedInputTokens": "uncached input", "outputTokens": "output tokens",
+                 "reasoningTokens": "reasoning tokens", "totalTokens": "total tokens", "elapsedMs": "time ms"}
 MAX_K_COLUMNS = 10
 
 
@@ -115,14 +116,15 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, bootstrap_resam
     """Print the metrics of recorded runs, each validated first, per design.
 
     Per design: conversations, pass rate (overall and per field), median [min-max] of turns, tool
-    calls, input/output/total tokens and time. Then the headline: whether the designs differ in
-    correctness (when they do, that is the result), and what the second design saves over the first
-    over the (case, repetition) pairs where both answered correctly (medians, and the paired median
-    difference with its 95 % bootstrap interval; the saving over all conversations beside it,
-    labelled); pass^k for k = 1..repetitions, claim findings and the deterministic comparison when
-    the run has them; and a warning listing infrastructure faults (per design and status, each
-    distinct cause once, biased when unequal between designs). A run that fails `wismo validate`
-    is refused (exit 1).
+    calls, input tokens and uncached input (input minus cached: what caching leaves to pay in full),
+    output tokens and the reasoning tokens among them, total tokens and time. Then the headline: whether
+    the designs differ in correctness (when they do, that is the result), and what the second design
+    saves over the first over the (case, repetition) pairs where both answered correctly (medians, and
+    the paired median difference with its 95 % bootstrap interval; the saving over all conversations
+    beside it, labelled); pass^k for k = 1..repetitions, claim findings and the deterministic comparison
+    when the run has them; and a warning listing infrastructure faults (per design and status, each
+    distinct cause once, biased when unequal between designs). A run that fails `wismo validate` is
+    refused (exit 1).
 
     Example:
 

@@ -12,6 +12,7 @@ from wismo.loopback.replies import (
     OPENAI_MODEL,
     Tokens,
     anthropic_error,
+    anthropic_model_info,
     chat_reply,
     messages_reply,
     openai_error,
@@ -20,5 +21,6 @@ from wismo.loopback.replies import (
 from wismo.loopback.server import FakeServer, Received, Reply
 
 __all__ = ["ANTHROPIC_MODEL", "CHAT_MODEL", "OPENAI_MODEL", "ChatServer", "FakeServer", "Received", "Reply", "Tokens",
-           "anthropic_error", "chat_reply", "compliant", "llama_cpp_python", "messages_reply", "openai_error",
+           "anthropic_error", "anthropic_model_info", "chat_reply", "compliant", "llama_cpp_python", "messages_reply",
+           "openai_error",
            "responses_reply"]

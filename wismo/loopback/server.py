@@ -1,8 +1,10 @@
 """A scripted loopback HTTP server: real sockets and real wire formats, replies decided by the test.
 
-Each POST takes the next scripted Reply (or asks a responder function); a GET asks the `get`
-function (a model list, say), else 404. Every request's path, headers and JSON body are recorded
-so tests can assert what the SDKs actually sent.
+Each POST takes the next scripted Reply (or asks a responder function); every POST's path, headers
+and JSON body are recorded in `requests` so tests can assert what the SDKs actually sent. A GET (a
+model list, or the Models API an adapter may ask for a model's capabilities) is answered by path from
+`on_get`, else by the `get` function, else 404, and recorded apart in `gets`, so it never takes a
+scripted POST reply.
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ class FakeServer:
         self.requests: list[Received] = []
         self._get = get
         self.unscripted: list[Received] = []
+        self.gets: list[Received] = []
+        self._get_replies: dict[str, Reply] = {}
         self._script: deque[Reply] = deque()
         self._responder = responder
         self._lock = threading.Lock()
@@ -99,6 +103,12 @@ class FakeServer:
         with self._lock:
             for reply in replies:
                 self._script.extend([reply] if isinstance(reply, Reply) else reply)
+        return self
+
+    def on_get(self, path: str, reply: Reply) -> FakeServer:
+        """Answer every GET of `path` (query string ignored) with `reply`."""
+        with self._lock:
+            self._get_replies[path] = reply
         return self
 
     @property
@@ -136,14 +146,15 @@ class FakeServer:
         return Reply(NOT_SCRIPTED_STATUS, {"error": {"message": "fake server: no scripted reply left",
                                                      "type": "not_scripted"}})
 
-
     def _answer_get(self, received: Received) -> Reply:
-        """The reply to a GET: the `get` function's, else 404."""
+        """The reply to a GET: the one registered for its path, else the `get` function's, else a 404."""
         with self._lock:
-            self.requests.append(received)
-        if self._get is not None:
-            return self._get(received)
-        return Reply(404, {"error": {"message": f"fake server: no GET {received.path}", "type": "not_found"}})
+            self.gets.append(received)
+            reply = self._get_replies.get(received.path.split("?", 1)[0])
+        if reply is None and self._get is not None:
+            reply = self._get(received)
+        return reply or Reply(404, {"type": "error", "error": {"type": "not_found_error",
+                                                               "message": f"fake server: nothing at {received.path}"}})
 
 
 def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:

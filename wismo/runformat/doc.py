@@ -70,8 +70,7 @@ def _literal_type(model: type[BaseModel]) -> str:
 def generated_section() -> str:
     """Every generated table, between the markers."""
     parts = [BEGIN, "", "### manifest.json", "", fields_table(Manifest)]
-    nested = sorted({a for f in Manifest.model_fields.values() for a in _models_in(f.annotation)},
-                    key=lambda m: m.__name__)
+    nested = sorted(_nested_models(Manifest), key=lambda m: m.__name__)
     for model in nested:
         parts += ["", f"**{model.__name__}**: {model.__doc__}", "", fields_table(model)]
     parts += ["", "### Every line", "", fields_table(events.ConversationEnvelope),
@@ -85,6 +84,15 @@ def generated_section() -> str:
     for model in PARTS:
         parts += ["", f"**{model.__name__}**: {model.__doc__}", "", fields_table(model)]
     return "\n".join([*parts, "", END])
+
+
+def _nested_models(model: type[BaseModel]) -> set[type[BaseModel]]:
+    """Every model a model's fields hold, at any depth."""
+    found: set[type[BaseModel]] = set()
+    for field in model.model_fields.values():
+        for inner in _models_in(field.annotation) - found:
+            found |= {inner} | _nested_models(inner)
+    return found
 
 
 def _models_in(annotation: Any) -> set[type[BaseModel]]:

@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from wismo.runformat import SCHEMA_VERSION
 
 Status = Literal["answered", "invalid_answer", "provider_error", "tool_error", "budget_exhausted", "timeout",
-                 "interrupted"]
+                 "interrupted", "provider_limit", "refused"]
 # The statuses of an infrastructure fault (not the model's doing): `--resume` re-runs them by default.
+# provider_limit and refused are the provider's answer (cut short, or refused): counted apart, never re-run.
 FAULT_STATUSES: tuple[str, ...] = ("provider_error", "tool_error", "timeout", "interrupted")
 BudgetName = Literal["max_turns", "max_tool_calls", "deadline", "request_timeout"]
 ToolErrorKind = Literal["tool", "unknown_tool", "invalid_arguments", "server_died", "cancelled"]
@@ -41,6 +42,9 @@ class Usage(_Model):
     inputTokens: int | None = _doc("input tokens of the request; null where the provider reported none")
     outputTokens: int | None = _doc("output tokens of the response")
     cachedTokens: int | None = _doc("input tokens served from the provider's prompt cache")
+    reasoningTokens: int | None = _doc("of the output tokens, those the model spent reasoning (OpenAI "
+                                       "output_tokens_details.reasoning_tokens, Anthropic thinking_tokens); null "
+                                       "where the provider reported none", default=None)
     estimated: bool = _doc("true when wismo estimated the counts offline (the scripted policy)")
 
 
@@ -71,6 +75,7 @@ class Claimed(_Model):
     inputTokens: int | None = _doc("sum of the responses' inputTokens; null when none reported any")
     outputTokens: int | None = _doc("sum of the responses' outputTokens")
     cachedTokens: int | None = _doc("sum of the responses' cachedTokens")
+    reasoningTokens: int | None = _doc("sum of the responses' reasoningTokens", default=None)
     elapsedMs: float = _doc("monotonic time from conversation_started to conversation_finished")
     elapsedExact: bool = _doc("true when elapsedMs is exactly the difference of the two lines' `ts` (both "
                               "stamped from the readings it is computed from; `wismo validate` holds it to the "
@@ -158,7 +163,8 @@ class ModelResponseReceived(_Model):
 
     type: Literal["model_response"] = "model_response"
     turn: int = _doc("the request's turn")
-    outputItems: list[HistoryItem] = _doc("text and function_call items, in the provider's order")
+    outputItems: list[HistoryItem] = _doc("text, function_call and (Responses API) reasoning items, in the "
+                                          "provider's order")
     usage: Usage = _doc("token counts (null where the provider reported nothing)")
     model: str | None = _doc("the model id as the provider returned it")
     responseId: str | None = _doc("the provider's response id")
@@ -167,6 +173,14 @@ class ModelResponseReceived(_Model):
     retryWaitsS: list[float] = _doc("each backoff wait, in seconds", default_factory=list)
     error: ResponseError | None = _doc("null, or why the request failed for good")
     rawOutput: Any = _doc("the provider's output as it sent it (null for a failed request)", default=None)
+    stopReason: str | None = _doc("why the response ended, in the provider's words: Anthropic's stop_reason "
+                                  "(end_turn, tool_use, max_tokens, refusal, …); for the Responses API the "
+                                  "status (completed), incomplete_details.reason when it was incomplete "
+                                  "(max_output_tokens, content_filter) or refusal; null when not recorded",
+                                  default=None)
+    answerFormat: Literal["json_schema", "instructions"] | None = _doc(
+        "how the answer's schema was asked for: json_schema (the API constrained the answer to it) or "
+        "instructions (the instructions alone asked for it); null when not recorded", default=None)
 
 
 class ToolCallMade(_Model):
@@ -198,11 +212,14 @@ class ConversationFinished(_Model):
     """A conversation attempt ended; only a finished conversation counts."""
 
     type: Literal["conversation_finished"] = "conversation_finished"
-    status: Status = _doc("answered, invalid_answer, provider_error, tool_error, budget_exhausted, timeout or "
-                          "interrupted (Ctrl-C, a signal, or the run stopping, while it was in flight)")
+    status: Status = _doc("answered, invalid_answer, provider_error, tool_error, budget_exhausted, timeout, "
+                          "interrupted (Ctrl-C, a signal, or the run stopping, while it was in flight), "
+                          "provider_limit (the provider cut the response short: max tokens, context window) or "
+                          "refused (the provider refused to answer)")
     budgetHit: BudgetName | None = _doc("null, max_turns, max_tool_calls, deadline or request_timeout")
     error: str | None = _doc("what went wrong, for any status but answered")
-    finalText: str | None = _doc("the model's final text, verbatim")
+    finalText: str | None = _doc("the model's final text, verbatim (for provider_limit and refused, the text "
+                                 "of the response that was cut short)")
     assessment: dict[str, Any] | None = _doc("the parsed answer, or null when it did not parse")
     score: Score = _doc("the answer judged against the expectation")
     claimed: Claimed = _doc("the runner's counters, re-added by `wismo validate`")

@@ -22,12 +22,27 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class RequestOptions(_Model):
+    """What the provider sent beyond the conversation; null where it does not apply or the API's default held."""
+
+    reasoningEffort: str | None = _doc("the reasoning effort asked for (--reasoning-effort); null: the model's "
+                                       "default", default=None)
+    promptCaching: str | None = _doc("markers: cache_control breakpoints sent (Anthropic); off: --no-cache; "
+                                     "automatic: the API caches long prompts on its own (OpenAI)", default=None)
+    structuredOutput: str | None = _doc("json_schema: the API constrains the answer to answerSchema; auto: it does "
+                                        "when the model supports it, else the instructions ask for it (each "
+                                        "model_response's answerFormat says which); instructions: never asked",
+                                        default=None)
+    strictTools: bool = _doc("function tools sent with strict: true (--strict-tools)", default=False)
+
+
 class ProviderInfo(_Model):
     """Which provider answered."""
 
     name: str = _doc("the provider's registry name (scripted, openai, anthropic, openai-chat)")
     label: str = _doc("a readable description (secrets stripped)")
     isLanguageModel: bool = _doc("false for the scripted policy")
+    options: RequestOptions = _doc("what it sent beyond the conversation", default_factory=RequestOptions)
 
 
 class DatasetInfo(_Model):

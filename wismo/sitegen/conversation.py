@@ -21,6 +21,8 @@ from wismo.sitegen.pages import (
 )
 
 BAR_WIDTH = 1000  # the SVG's viewBox width; every request is drawn to the run's common scale
+ANSWER_FORMATS = {"json_schema": "enforced by the API (structured output)",
+                  "instructions": "asked for in the instructions only"}
 
 
 def tool_call_view(call: ToolCallDetail) -> ToolCallView:
@@ -76,10 +78,14 @@ def turn_bar(turn: TurnDetail, scale: int, calls: list[ToolCallView]) -> TurnBar
            f"{fmt.count(new)} new), {fmt.count(turn.output_tokens)} output tokens, "
            f"{len(turn.tool_calls)} tool calls." if has_tokens else
            f"Turn {turn.turn}: the provider reported no token counts; {len(turn.tool_calls)} tool calls.")
+    uncached = (turn.input_tokens - turn.cached_tokens
+                if turn.input_tokens is not None and turn.cached_tokens is not None else None)
     return TurnBar(
         turn=turn.turn, has_tokens=has_tokens, carried=fmt.count(carried), new=fmt.count(new),
         input=fmt.count(turn.input_tokens), output=fmt.count(turn.output_tokens),
         cached=fmt.count(turn.cached_tokens) if turn.cached_tokens is not None else "not reported",
+        uncached=fmt.count(uncached) if uncached is not None else None,
+        reasoning=fmt.count(turn.reasoning_tokens) if turn.reasoning_tokens is not None else None,
         carried_width=_width(carried, scale), new_width=_width(new, scale),
         output_x=_width(carried, scale) + _width(new, scale) + 4, output_width=_width(turn.output_tokens, scale),
         estimated=turn.estimated, latency=fmt.ms(turn.latency_ms),
@@ -111,6 +117,11 @@ def _item(item: dict[str, Any], shown_results: dict[str, str | None], previous_t
                               bool(item.get("isError")))
     if kind == "text":
         return TranscriptItem("text", "Text output (raw)", str(item.get("text", "")))
+    if kind == "reasoning":
+        # The content is encrypted (only the API can read it); its summary, when there is one, is readable.
+        summary = "\n".join(str(part.get("text", "")) for part in item.get("summary") or [] if isinstance(part, dict))
+        return TranscriptItem("reasoning", f"Reasoning {item.get('id', '')} (encrypted, "
+                                           f"{len(str(item.get('encryptedContent', ''))):,} characters)", summary)
     return TranscriptItem("other", kind or "item", json.dumps(item, indent=2, ensure_ascii=False))
 
 
@@ -122,7 +133,10 @@ def transcript(turns: list[TurnDetail], calls: list[list[ToolCallView]]) -> list
         request_items = [_item(i, shown, turn.turn - 1) for i in turn.new_items]
         output_items = [_item(i, {}, turn.turn) for i in turn.output_items]
         meta = (f"history {turn.history_length} items · request {fmt.count(turn.request_bytes)} bytes · "
-                f"latency {fmt.ms(turn.latency_ms)}" + (f" · model {turn.model}" if turn.model else ""))
+                f"latency {fmt.ms(turn.latency_ms)}" + (f" · model {turn.model}" if turn.model else "")
+                + (f" · stop reason {turn.stop_reason}" if turn.stop_reason else "")
+                + (f" · answer schema {ANSWER_FORMATS.get(turn.answer_format, turn.answer_format)}"
+                   if turn.answer_format else ""))
         result.append(TranscriptTurn(turn.turn, meta, request_items, output_items, turn_calls,
                                      _error_text(turn.error)))
         shown = {c.call_id: c.result_text for c in turn.tool_calls}
@@ -150,7 +164,11 @@ def build_conversation_pages(data: SiteData) -> Iterator[ConversationPage]:
                                            data.conversation_findings(run_id, detail.conversation_id))
             totals = [("Turns", fmt.count(detail.turns)), ("Tool calls", fmt.count(detail.tool_calls)),
                       ("Input tokens", fmt.count(detail.input_tokens)),
+                      ("Uncached input", fmt.count(detail.uncached_input_tokens)
+                       if detail.uncached_input_tokens is not None else "not reported"),
                       ("Output tokens", fmt.count(detail.output_tokens)),
+                      ("Reasoning (of output)", fmt.count(detail.reasoning_tokens)
+                       if detail.reasoning_tokens is not None else "not reported"),
                       ("Cached tokens", fmt.count(detail.cached_tokens) if detail.cached_tokens is not None
                        else "not reported"),
                       ("Total tokens", fmt.count(detail.total_tokens)), ("Elapsed", fmt.ms(detail.elapsed_ms))]

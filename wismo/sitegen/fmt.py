@@ -15,7 +15,9 @@ METRIC_LABELS = {
     "turns": "Turns",
     "toolCalls": "Tool calls",
     "inputTokens": "Input tokens",
+    "uncachedInputTokens": "Uncached input tokens",
     "outputTokens": "Output tokens",
+    "reasoningTokens": "Reasoning tokens (of output)",
     "totalTokens": "Total tokens",
     "elapsedMs": "Time",
 }

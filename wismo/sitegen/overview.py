@@ -27,6 +27,10 @@ from wismo.sitegen.pages import (
     ToolDef,
 )
 
+METRIC_NOTES = {"uncachedInputTokens": "input minus cached: what is left to pay in full; – where no cached count "
+                                      "was reported",
+                "reasoningTokens": "part of the output; – where none was reported"}
+
 
 def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
                       by_key: dict[tuple[str, str, str], MetricComparison]) -> list[str]:
@@ -78,7 +82,7 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
                 text += f" · {value.n} reported"
             cells.append(text)
         rows.append(HeadlineRow(fmt.METRIC_LABELS[metric], cells, _comparison_cells(metric, pairs, by_key),
-                                section="Cost: median (range)" if i == 0 else ""))
+                                note=METRIC_NOTES.get(metric, ""), section="Cost: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
     both = (f" ({summary.pairs.correct_pairs} of {summary.pairs.pairs} pairs)" if summary.pairs else "")
     note = ("Savings compare the designs' medians over the (case, repetition) pairs where both answered correctly"

@@ -328,6 +328,8 @@ class TurnBar:
     input: str
     output: str
     cached: str
+    uncached: str | None  # input - cached, when the provider reported cached tokens
+    reasoning: str | None  # reasoning tokens (part of the output), when reported
     carried_width: int
     new_width: int
     output_x: int  # where the output segment starts: after the input, with a small gap
