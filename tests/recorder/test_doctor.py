@@ -142,7 +142,7 @@ def test_doctor_works_for_the_hosted_apis_with_a_key(provider, monkeypatch):
     with FakeServer(respond, get=lambda received: Reply(200, model)) as fake:
         base = fake.url + "/v1" if provider == "openai" else fake.url
         diagnosis = asyncio.run(diagnose(provider, model=model["id"], base_url=base, timeout_s=20.0))
-        paths = {r.path for r in fake.requests if r.method == "GET"}
+        paths = {r.path for r in fake.gets}
     assert paths == {f"/v1/models/{model['id']}"}
     seen = verdicts(diagnosis)
     assert seen["model listed"] and seen["usage reported"] and seen["tool call with tools alone"]
