@@ -11,7 +11,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from recorder.instructions import parse_answer
 from recorder.linking import ToolSpec
@@ -19,11 +19,17 @@ from recorder.mcp_client import ServerDied, ToolServer
 from recorder.providers.base import ModelRequest, ModelResponse, Provider, ProviderError
 from recorder.scorer import score
 from wismo.runformat.events import (
+    BudgetName,
+    Claimed,
     ConversationFinished,
     ConversationStarted,
     ModelRequestSent,
     ModelResponseReceived,
+    ResponseError,
+    Score,
+    Status,
     ToolCallMade,
+    ToolErrorKind,
     ToolResultReceived,
     Usage,
 )
@@ -31,6 +37,9 @@ from wismo.runformat.write import ConversationLog
 
 # The usage block of a request that got no response: nothing was reported, nothing is guessed.
 NO_USAGE = Usage(inputTokens=None, outputTokens=None, cachedTokens=None, estimated=False)
+# A conversation's place in its pair: 1 when its design went first.
+PairPosition = Literal[1, 2]
+PAIR_POSITIONS: tuple[PairPosition, PairPosition] = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -59,7 +68,7 @@ class ConversationPlan:
     design: str
     repetition: int
     pair_index: int
-    pair_position: int
+    pair_position: PairPosition
     expected: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
@@ -72,7 +81,7 @@ class ConversationPlan:
 class Outcome:
     """What a conversation ended with, and the counters the runner claims."""
 
-    status: str
+    status: Status
     passed: bool
     turns: int
     tool_calls: int
@@ -97,7 +106,7 @@ class _Tally:
 
 
 class _Stop(Exception):
-    def __init__(self, status: str, budget: str | None = None, error: str | None = None,
+    def __init__(self, status: Status, budget: BudgetName | None = None, error: str | None = None,
                  fatal: ProviderError | None = None) -> None:
         super().__init__(error or status)
         self.status, self.budget, self.error, self.fatal = status, budget, error, fatal
@@ -140,7 +149,9 @@ class Conversation:
         self.log.write(ConversationStarted(caseId=plan.case_id, orderId=plan.order_id, design=plan.design,
                                            repetition=plan.repetition, pairIndex=plan.pair_index,
                                            pairPosition=plan.pair_position))
-        status, budget, error, final_text, fatal = "answered", None, None, None, None
+        status: Status = "answered"
+        budget: BudgetName | None = None
+        error, final_text, fatal = None, None, None
         try:
             final_text = await asyncio.wait_for(self._turns(started), timeout=self.budgets.conversation_deadline_s)
         except TimeoutError:
@@ -156,10 +167,13 @@ class Conversation:
                 status, error = "invalid_answer", parse_error
         scored = score(assessment, plan.expected)
         elapsed_ms = (time.perf_counter() - started) * 1000
-        claimed = {"turns": self.tally.turns, "toolCalls": self.tally.tool_calls, **self.tally.tokens,
-                   "elapsedMs": round(elapsed_ms, 3)}
+        tokens = self.tally.tokens
+        claimed = Claimed(turns=self.tally.turns, toolCalls=self.tally.tool_calls, inputTokens=tokens["inputTokens"],
+                          outputTokens=tokens["outputTokens"], cachedTokens=tokens["cachedTokens"],
+                          elapsedMs=round(elapsed_ms, 3))
         self.log.write(ConversationFinished(status=status, budgetHit=budget, error=error, finalText=final_text,
-                                            assessment=assessment, score=scored, claimed=claimed))
+                                            assessment=assessment, score=Score.model_validate(scored),
+                                            claimed=claimed))
         return Outcome(status, scored["passed"], self.tally.turns, self.tally.tool_calls,
                        self.tally.tokens["inputTokens"], self.tally.tokens["outputTokens"],
                        self.tally.tokens["cachedTokens"], elapsed_ms, fatal)
@@ -207,13 +221,13 @@ class Conversation:
             raise
         except ProviderError as failure:
             self._log_failed_response(turn, sent, failure)
-            status = "timeout" if failure.kind == "timeout" else "provider_error"
+            status: Status = "timeout" if failure.kind == "timeout" else "provider_error"
             raise _Stop(status, "request_timeout" if failure.kind == "timeout" else None,
                         f"{failure.kind}: {failure}", failure if failure.fatal else None) from None
         usage = response.usage.to_json()
         self.tally.add_usage(usage)
         self.log.write(ModelResponseReceived(
-            turn=turn, outputItems=response.output_items, usage=usage, model=response.model,
+            turn=turn, outputItems=response.output_items, usage=Usage.model_validate(usage), model=response.model,
             responseId=response.response_id, latencyMs=round((time.perf_counter() - sent) * 1000, 3),
             retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s], error=None,
             rawOutput=response.raw_output))
@@ -225,7 +239,7 @@ class Conversation:
         self.log.write(ModelResponseReceived(
             turn=turn, outputItems=[], usage=NO_USAGE, model=None, responseId=None,
             latencyMs=round((time.perf_counter() - sent) * 1000, 3), retries=failure.retries, retryWaitsS=[],
-            error=failure.to_json(), rawOutput=None))
+            error=ResponseError.model_validate(failure.to_json()), rawOutput=None))
 
     async def _run_tools(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         turn = self.tally.turns
@@ -258,7 +272,7 @@ class Conversation:
             bytes=len(text.encode("utf-8")), latencyMs=round((time.perf_counter() - started) * 1000, 3)))
         return result
 
-    async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, str | None]:
+    async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, ToolErrorKind | None]:
         if call["name"] not in self._tool_names:
             return (f"unknown tool {call['name']!r}; the tools are: {', '.join(sorted(self._tool_names))}",
                     True, "unknown_tool")

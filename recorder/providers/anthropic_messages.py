@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from recorder.linking import ToolSpec
 from recorder.providers._common import classify_sdk_error, dump, read_key, to_json_text
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
+
+if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
+    from anthropic.types import MessageParam
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -44,7 +47,8 @@ class AnthropicMessagesProvider:
         """Send the request (retrying 429/5xx) and translate the content blocks to neutral items."""
 
         body = {"system": request.instructions, "tools": [to_tool(tool) for tool in request.tools]}
-        messages = to_messages(request.history)
+        # Plain dicts in the shape of the SDK's MessageParam (the API, not the SDK, validates them).
+        messages = cast("list[MessageParam]", to_messages(request.history))
 
         async def attempt() -> Any:
             # extra_body skips the SDK's per-request TypedDict transform of the tools and system text; the

@@ -7,13 +7,16 @@ many ignore `response_format`, so the loop parses the answer whatever the server
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from recorder.linking import ToolSpec
 from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, strict_schema
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
 from wismo.errors import WismoError
+
+if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
+    from openai.types.chat import ChatCompletionMessageParam
 
 # The SDK refuses to build a client without some key; local servers ignore the header.
 PLACEHOLDER_KEY = "not-needed"
@@ -58,7 +61,8 @@ class OpenAIChatProvider:
         if request.tools:
             options["tools"] = [to_tool(tool) for tool in request.tools]
 
-        messages = to_messages(request.instructions, request.history)
+        # Plain dicts in the shape of the SDK's message params (the server, not the SDK, validates them).
+        messages = cast("list[ChatCompletionMessageParam]", to_messages(request.instructions, request.history))
 
         async def attempt() -> Any:
             # Tools and the answer format go as extra_body, which skips the SDK's per-request TypedDict
