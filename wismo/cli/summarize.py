@@ -12,12 +12,16 @@ import click
 from analysis import summarize_runs
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
+from analysis.labels import METRIC_LABELS
 from analysis.model import METRICS, RunSummary
 from wismo.cli._tables import cell, table
 
-METRIC_LABELS = {"turns": "turns", "toolCalls": "tool calls", "inputTokens": "input tokens",
-                 "outputTokens": "output tokens", "totalTokens": "total tokens", "elapsedMs": "time ms"}
 MAX_K_COLUMNS = 10
+
+
+def _label(metric: str) -> str:
+    label = METRIC_LABELS[metric]
+    return f"{label.name} {label.unit}" if label.unit else label.name
 
 
 def _decimals(metric: str) -> int:
@@ -35,7 +39,7 @@ def summary_lines(summary: RunSummary) -> list[str]:
     run = summary.run
     lines = [f"run {run.run_id}: {run.provider_label or run.provider} / {run.model}, dataset {run.dataset_name}, "
              f"{len(run.cases)} cases x {run.repetitions} repetitions; tokens {run.token_counts}", ""]
-    headers = ["design", "convs", "passed", "pass %", *(f"{METRIC_LABELS[m]} median [min-max]" for m in METRICS)]
+    headers = ["design", "convs", "passed", "pass %", *(f"{_label(m)} median [min-max]" for m in METRICS)]
     rows = []
     for design in summary.designs:
         stats = [f"{cell(s.median, _decimals(m))} [{cell(s.min, _decimals(m))}-{cell(s.max, _decimals(m))}]"
@@ -55,7 +59,7 @@ def summary_lines(summary: RunSummary) -> list[str]:
                      f"median of ({first.other} - {first.baseline}) with its 95 % bootstrap interval "
                      f"({first.bootstrap_resamples} resamples, seed {first.bootstrap_seed})")
         lines += table(["metric", first.baseline, first.other, "saving %", "pairs", "paired median diff", "95 % CI"],
-                       [[METRIC_LABELS[c.metric], cell(c.baseline_median, _decimals(c.metric)),
+                       [[_label(c.metric), cell(c.baseline_median, _decimals(c.metric)),
                          cell(c.other_median, _decimals(c.metric)), cell(c.saving_pct, 1), cell(c.paired_n),
                          cell(c.median_difference, _decimals(c.metric)),
                          f"[{cell(c.ci_low, _decimals(c.metric))}, {cell(c.ci_high, _decimals(c.metric))}]"]

@@ -11,21 +11,6 @@ from markupsafe import Markup
 from analysis.model import Stat
 
 DASH = "–"
-METRIC_LABELS = {
-    "turns": "Turns",
-    "toolCalls": "Tool calls",
-    "inputTokens": "Input tokens",
-    "outputTokens": "Output tokens",
-    "totalTokens": "Total tokens",
-    "elapsedMs": "Time",
-}
-FIELD_LABELS = {
-    "deliveredSkus": "Delivered",
-    "outstandingSkus": "Outstanding",
-    "delayReasons": "Delay reasons",
-    "deliveryEstimate": "Delivery estimate",
-    "missingEvidence": "Missing evidence",
-}
 VERDICT_LABELS = {"justified": "justified", "not_justified": "not justified", "unsure": "unsure"}
 
 
