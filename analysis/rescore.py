@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from recorder.dataset import Dataset, load_dataset
 from recorder.scorer import SCORER_VERSION, score
 from wismo.errors import RunFormatError, WismoError
 from wismo.runformat import EVENTS_FILE, SCORES_FILE
-from wismo.runformat.events import ScoreRecorded
+from wismo.runformat.events import Score, ScoreRecorded
 from wismo.runformat.lock import run_lock
 from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
 from wismo.runformat.write import EventWriter
@@ -26,7 +27,7 @@ class RescoreResult:
     unreadable_lines: list[int] = field(default_factory=list)  # events.jsonl lines that are not events
 
 
-def _expectations(manifest: dict, dataset: Dataset | None) -> tuple[dict[str, dict], str]:
+def _expectations(manifest: dict[str, Any], dataset: Dataset | None) -> tuple[dict[str, dict[str, Any]], str]:
     if dataset is None:
         return {c["caseId"]: c["expected"] for c in manifest["cases"]}, manifest["dataset"]["hash"]
     return {c.caseId: c.expected.model_dump(mode="json") for c in dataset.cases}, dataset.content_hash
@@ -68,7 +69,7 @@ def _rescore(run_dir: Path, manifest: dict, dataset_dir: Path | None) -> Rescore
             if new["passed"] != event["score"]["passed"]:
                 changed.append(event["conversationId"])
             writer.write(ScoreRecorded(conversationId=event["conversationId"], attempt=event["attempt"],
-                                       caseId=case_id, expected=expectations[case_id], score=new,
+                                       caseId=case_id, expected=expectations[case_id], score=Score.model_validate(new),
                                        scorerVersion=SCORER_VERSION, datasetHash=dataset_hash))
     finally:
         writer.close()

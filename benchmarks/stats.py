@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import asdict, dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class Figure:
     goal: str | None = None
     met: bool | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """As written to the results file."""
         return asdict(self)
 

@@ -22,6 +22,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from wismo.errors import DatasetError
 
@@ -54,7 +55,7 @@ def id_problem(kind: str, value: object) -> str | None:
     return None
 
 
-def _check_id(kind: str):
+def _check_id(kind: str) -> BeforeValidator:
     def check(value: Any) -> Any:
         problem = id_problem(kind, value)
         if problem:
@@ -287,7 +288,7 @@ def _location(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _message(error: dict[str, Any]) -> str:
+def _message(error: ErrorDetails) -> str:
     kind = error["type"]
     if kind == "value_error":
         return str(error["ctx"]["error"])

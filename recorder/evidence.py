@@ -102,7 +102,8 @@ def derive(evidence: Evidence, order_id: str) -> Derived:
     payment = evidence.records["payment"].get(order.get("paymentId", ""))
     promised = order.get("promisedDeliveryDate")
 
-    delivered, outstanding = [], []
+    delivered: list[str] = []
+    outstanding: list[str] = []
     for item in order["items"]:
         sku = item["sku"]
         covered = sum(t.get("quantity", 0) for t in linked_tracking

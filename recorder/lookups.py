@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from recorder.dataset import Records, id_problem
@@ -88,7 +89,7 @@ def not_found_marker(id_field: str, value: str) -> dict[str, str]:
     return {id_field: value, "availability": "not_found"}
 
 
-def _or_not_found(lookup, id_field: str, value: str) -> dict[str, Any]:
+def _or_not_found(lookup: Callable[[str], dict[str, Any]], id_field: str, value: str) -> dict[str, Any]:
     try:
         return lookup(value)
     except NotFound:

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from recorder.instructions import parse_answer
 from recorder.linking import ToolSpec
@@ -21,11 +21,17 @@ from recorder.providers.base import ModelRequest, ModelResponse, Provider, Provi
 from recorder.scorer import score
 from wismo.runformat.events import (
     AbandonedRequest,
+    BudgetName,
+    Claimed,
     ConversationFinished,
     ConversationStarted,
     ModelRequestSent,
     ModelResponseReceived,
+    ResponseError,
+    Score,
+    Status,
     ToolCallMade,
+    ToolErrorKind,
     ToolResultReceived,
     Usage,
 )
@@ -33,6 +39,9 @@ from wismo.runformat.write import ConversationLog, RunWriteError, now_us
 
 # The usage block of a request that got no response: nothing was reported, nothing is guessed.
 NO_USAGE = Usage(inputTokens=None, outputTokens=None, cachedTokens=None, estimated=False)
+# A conversation's place in its pair: 1 when its design went first.
+PairPosition = Literal[1, 2]
+PAIR_POSITIONS: tuple[PairPosition, PairPosition] = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -61,7 +70,7 @@ class ConversationPlan:
     design: str
     repetition: int
     pair_index: int
-    pair_position: int
+    pair_position: PairPosition
     expected: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
@@ -74,7 +83,7 @@ class ConversationPlan:
 class Outcome:
     """What a conversation ended with, and the counters the runner claims."""
 
-    status: str
+    status: Status
     passed: bool
     turns: int
     tool_calls: int
@@ -103,7 +112,7 @@ class _Tally:
 
 
 class _Stop(Exception):
-    def __init__(self, status: str, budget: str | None = None, error: str | None = None,
+    def __init__(self, status: Status, budget: BudgetName | None = None, error: str | None = None,
                  failure: ProviderError | None = None, text: str | None = None) -> None:
         super().__init__(error or status)
         self.status, self.budget, self.error, self.failure, self.text = status, budget, error, failure, text
@@ -158,7 +167,11 @@ class Conversation:
                                            repetition=plan.repetition, pairIndex=plan.pair_index,
                                            pairPosition=plan.pair_position,
                                            afterAbandonedRequest=self.after_abandoned), at=started)
-        status, budget, error, final_text, failure = "answered", None, None, None, None
+        status: Status = "answered"
+        budget: BudgetName | None = None
+        error: str | None = None
+        final_text: str | None = None
+        failure: ProviderError | None = None
         try:
             async with asyncio.timeout(self.budgets.conversation_deadline_s) as self._deadline:
                 final_text = await self._turns()
@@ -189,10 +202,13 @@ class Conversation:
         finished = now_us()
         # Both readings stamp the lines' ts, so the claimed time is exactly what the timestamps say.
         elapsed_ms = (finished - started) / 1000
-        claimed = {"turns": self.tally.turns, "toolCalls": self.tally.tool_calls, **self.tally.tokens,
-                   "elapsedMs": elapsed_ms, "elapsedExact": True}
+        tokens = self.tally.tokens
+        claimed = Claimed(turns=self.tally.turns, toolCalls=self.tally.tool_calls, inputTokens=tokens["inputTokens"],
+                          outputTokens=tokens["outputTokens"], cachedTokens=tokens["cachedTokens"],
+                          reasoningTokens=tokens["reasoningTokens"], elapsedMs=elapsed_ms, elapsedExact=True)
         self.log.write(ConversationFinished(status=status, budgetHit=budget, error=error, finalText=final_text,
-                                            assessment=assessment, score=scored, claimed=claimed), at=finished)
+                                            assessment=assessment, score=Score.model_validate(scored),
+                                            claimed=claimed), at=finished)
         return Outcome(status, scored["passed"], self.tally.turns, self.tally.tool_calls,
                        self.tally.tokens["inputTokens"], self.tally.tokens["outputTokens"],
                        self.tally.tokens["cachedTokens"], elapsed_ms,
@@ -257,7 +273,7 @@ class Conversation:
             raise
         except ProviderError as failure:
             self._log_failed_response(turn, sent, failure)
-            status = "timeout" if failure.kind == "timeout" else "provider_error"
+            status: Status = "timeout" if failure.kind == "timeout" else "provider_error"
             raise _Stop(status, "request_timeout" if failure.kind == "timeout" else None,
                         f"{failure.kind}: {failure}", failure) from None
         except Exception as exc:  # the adapter could not read what came back: this conversation's fault only
@@ -272,7 +288,7 @@ class Conversation:
         malformed = ProviderError("malformed_response", "the provider answered without any output "
                                   "(no choices, output items or content blocks)") if empty else None
         self.log.write(ModelResponseReceived(
-            turn=turn, outputItems=response.output_items, usage=usage, model=response.model,
+            turn=turn, outputItems=response.output_items, usage=Usage.model_validate(usage), model=response.model,
             responseId=response.response_id, latencyMs=round((time.perf_counter() - sent) * 1000, 3),
             retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s],
             error=malformed.to_json() if malformed else None, rawOutput=response.raw_output,
@@ -288,7 +304,7 @@ class Conversation:
             turn=turn, outputItems=[], usage=NO_USAGE, model=None, responseId=None,
             latencyMs=round((time.perf_counter() - sent) * 1000, 3), retries=failure.retries,
             retryWaitsS=[round(w, 3) for w in failure.retry_waits_s],
-            error=failure.to_json(), rawOutput=None))
+            error=ResponseError.model_validate(failure.to_json()), rawOutput=None))
 
     async def _run_tools(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         turn = self.tally.turns
@@ -325,7 +341,7 @@ class Conversation:
             turn=turn, callId=call["callId"], name=call["name"], text=text, isError=is_error, errorKind=kind,
             bytes=len(text.encode("utf-8")), latencyMs=round((time.perf_counter() - started) * 1000, 3)))
 
-    async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, str | None]:
+    async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, ToolErrorKind | None]:
         if call["name"] not in self._tool_names:
             return (f"unknown tool {call['name']!r}; the tools are: {', '.join(sorted(self._tool_names))}",
                     True, "unknown_tool")

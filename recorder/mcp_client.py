@@ -10,7 +10,7 @@ import time
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TextIO
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -93,11 +93,11 @@ class ToolServer:
         self._stopping = False
         self._start_error: BaseException | None = None
         self._supervisor: asyncio.Task[None] | None = None
-        self._log: IO[str] | None = None
+        self._log: TextIO | None = None
 
     async def __aenter__(self) -> ToolServer:
         self._log = open(self.log_path, "a", encoding="utf-8") if self.log_path else open(os.devnull, "w")  # noqa: SIM115
-        self._supervisor = asyncio.create_task(self._supervise(), name=f"mcp-{self.label}")
+        self._supervisor = asyncio.create_task(self._supervise(self._log), name=f"mcp-{self.label}")
         await self._wait_ready()
         return self
 
@@ -116,11 +116,11 @@ class ToolServer:
             raise WismoError(f"MCP server {self.label!r} ({' '.join(self.command)}) did not start: "
                              f"{_root_cause(self._start_error)}") from None
 
-    async def _supervise(self) -> None:
+    async def _supervise(self, errlog: TextIO) -> None:
         params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment())
         while not self._stopping:
             try:
-                async with Client(stdio_client(params, errlog=self._log), mode="legacy",
+                async with Client(stdio_client(params, errlog=errlog), mode="legacy",
                                   read_timeout_seconds=self.start_timeout_s) as client:
                     listing = await client.list_tools()
                     self.tools_raw = [tool_definition(t) for t in listing.tools]

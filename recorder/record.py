@@ -24,7 +24,7 @@ from recorder.comparison import run_comparison
 from recorder.dataset import Dataset, load_dataset
 from recorder.fault_watch import FaultWatch
 from recorder.local_server import AbandonedRequests
-from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
+from recorder.loop import PAIR_POSITIONS, Budgets, Conversation, ConversationPlan, Outcome
 from recorder.mcp_client import ToolServer, server_command, start_servers
 from recorder.providers import create_provider
 from recorder.providers.base import Provider
@@ -151,13 +151,16 @@ class RunInterrupted(WismoError):
 def plan_conversations(dataset: Dataset, designs: Sequence[str], repetitions: int,
                        case_ids: Sequence[str] | None = None) -> list[ConversationPlan]:
     """Repetition-major pairs (every case once, then again); the design that goes first alternates."""
+    if len(set(designs)) != len(designs) or len(designs) > len(PAIR_POSITIONS):
+        raise WismoError(f"designs {', '.join(designs)}: a pair compares up to {len(PAIR_POSITIONS)} different "
+                         "designs, each once")
     cases = [dataset.case(c) for c in case_ids] if case_ids else dataset.cases
     plans: list[ConversationPlan] = []
     pair_index = 0
     for repetition in range(1, repetitions + 1):
         for case in cases:
             order = list(designs) if pair_index % 2 == 0 else list(reversed(designs))
-            for position, design in enumerate(order, start=1):
+            for position, design in zip(PAIR_POSITIONS, order, strict=False):
                 plans.append(ConversationPlan(
                     conversation_id=f"{case.caseId}.{design}.r{repetition}", case_id=case.caseId,
                     order_id=case.orderId, question=case.question, design=design, repetition=repetition,

@@ -5,7 +5,6 @@ Helpers that test modules import live in tests/helpers.py; nothing imports this 
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from collections.abc import Callable
@@ -32,12 +31,6 @@ def make_dataset(tmp_path: Path) -> Callable[..., Path]:
         return folder
 
     return make
-
-
-@pytest.fixture
-def copy_of() -> Callable[[Any], Any]:
-    """Deep-copy helper for mutating fixtures."""
-    return copy.deepcopy
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -48,12 +49,32 @@ def test_every_command_has_help_with_an_example(name):
     assert "Example" in text, f"wismo {name} --help shows no example"
 
 
+@pytest.mark.parametrize(("name", "absent"), [("validate", "mcp"), ("summarize", "mcp"), ("record", "duckdb")])
+def test_a_command_loads_only_the_libraries_it_needs(name, absent):
+    code = ("import sys, click; from wismo.cli import cli; "
+            f"command = cli.get_command(click.Context(cli), {name!r}); "
+            "print(command.name, sorted(m for m in ('mcp', 'duckdb', 'openai', 'anthropic') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    command_name, loaded = done.stdout.split(" ", 1)
+    assert command_name == name
+    for module in (absent, "openai", "anthropic"):
+        assert f"'{module}'" not in loaded, f"wismo {name} imports {module} before it runs"
+
+
 def test_code_is_ruff_clean():
     ruff = shutil.which("ruff") or (Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():
         pytest.skip("ruff is not installed (pip install -e '.[test]')")
     done = subprocess.run([str(ruff), "check", "."], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
+
+
+def test_code_type_checks():
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (pip install -e '.[test]')")
+    # The packages and the strictness are in pyproject.toml's [tool.mypy].
+    done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_wheel_ships_the_data_files(tmp_path):

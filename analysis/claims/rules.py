@@ -323,9 +323,9 @@ class Checker:
             if d.kind == "relative":
                 ok = [bool(i.estimates) for i in items]
             else:
-                ok = [bool(i.estimates) and bool(promised) and max(i.estimates) <= promised for i in items]
+                ok = [bool(i.estimates and promised and max(i.estimates) <= promised) for i in items]
         elif context == "promise":
-            ok = [bool(promised) and d.matches(promised)] * len(items)
+            ok = [bool(promised and d.matches(promised))] * len(items)
         elif context == "other":
             ok = [any(d.matches(k) for k in self.facts.known_days)] * len(items)
         else:

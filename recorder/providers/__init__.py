@@ -1,19 +1,45 @@
-"""Providers by name. Each module imports its vendor SDK lazily, so the offline path never loads one."""
+"""Providers by name. Each factory imports its module only when called, so the offline path never loads a vendor SDK."""
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from typing import Any
 
 from recorder.providers.base import Provider, ProviderSettings
 from wismo.errors import WismoError
 
-# name -> (module, factory); the module is imported only when the provider is used.
-REGISTRY: dict[str, tuple[str, str]] = {
-    "scripted": ("recorder.providers.scripted", "ScriptedProvider"),
-    "openai": ("recorder.providers.openai_responses", "OpenAIResponsesProvider"),
-    "anthropic": ("recorder.providers.anthropic_messages", "AnthropicMessagesProvider"),
-    "openai-chat": ("recorder.providers.openai_chat", "OpenAIChatProvider"),
+ProviderFactory = Callable[[ProviderSettings], Provider]
+
+
+def _scripted(settings: ProviderSettings) -> Provider:
+    from recorder.providers.scripted import ScriptedProvider
+
+    return ScriptedProvider(settings)
+
+
+def _openai_responses(settings: ProviderSettings) -> Provider:
+    from recorder.providers.openai_responses import OpenAIResponsesProvider
+
+    return OpenAIResponsesProvider(settings)
+
+
+def _anthropic_messages(settings: ProviderSettings) -> Provider:
+    from recorder.providers.anthropic_messages import AnthropicMessagesProvider
+
+    return AnthropicMessagesProvider(settings)
+
+
+def _openai_chat(settings: ProviderSettings) -> Provider:
+    from recorder.providers.openai_chat import OpenAIChatProvider
+
+    return OpenAIChatProvider(settings)
+
+
+REGISTRY: dict[str, ProviderFactory] = {
+    "scripted": _scripted,
+    "openai": _openai_responses,
+    "anthropic": _anthropic_messages,
+    "openai-chat": _openai_chat,
 }
 
 
@@ -21,9 +47,7 @@ def create_provider(name: str, settings: ProviderSettings) -> Provider:
     """Build the named provider; a missing key, an unknown name or an option it cannot honour is a WismoError."""
     if name not in REGISTRY:
         raise WismoError(f"unknown provider {name!r} (known: {', '.join(REGISTRY)})")
-    module_name, factory = REGISTRY[name]
-    module = importlib.import_module(module_name)
-    provider = getattr(module, factory)(settings)
+    provider = REGISTRY[name](settings)
     _check_options(name, settings, request_options(provider))
     return provider
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recorder.linking import ToolSpec
 from recorder.providers._common import (
@@ -41,6 +41,9 @@ from recorder.providers.base import (
 )
 from recorder.providers.retry import Failure, Outcome, RetryPolicy, Sleep, call_with_retries
 from wismo.errors import WismoError
+
+if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
+    pass
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"

@@ -9,7 +9,7 @@ it. Many servers ignore `response_format` anyway, so the loop parses the answer 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recorder.linking import ToolSpec
 from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, require_parsed, strict_schema
@@ -23,6 +23,9 @@ from recorder.providers.chat_compat import (
 )
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
 from wismo.errors import WismoError
+
+if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
+    pass
 
 # The SDK refuses to build a client without some key; local servers ignore the header.
 PLACEHOLDER_KEY = "not-needed"

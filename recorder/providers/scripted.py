@@ -65,10 +65,10 @@ class ScriptedProvider:
         for call in calls.values():
             made.update((k, v) for k, v in json.loads(call["arguments"]).items() if isinstance(v, str))
         for output in outputs:
-            call = calls.get(output["callId"])
-            if call is None:
+            answered = calls.get(output["callId"])
+            if answered is None:
                 continue
-            arguments = list(json.loads(call["arguments"]).items())
+            arguments = list(json.loads(answered["arguments"]).items())
             if len(arguments) == 1:
                 parameter, value = arguments[0]
                 evidence.add_result(parameter, value, output["output"], output.get("isError", False))

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from recorder.lookups import LookupFailure, to_json_text
 
-READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 OrderIdParam = Annotated[str, Field(description="The order ID, e.g. ORD-1004 (from the customer).")]
 

@@ -9,11 +9,11 @@ import json
 from analysis.claims.run import check_run
 from recorder.providers import REGISTRY
 from recorder.record import RecordOptions, record
-from tests.recorder.fake_registry import SEED_SUMMARY
+from tests.recorder.fake_registry import SEED_SUMMARY, SeedWordingProvider
 
 
 def test_the_seed_wording_is_flagged_and_the_scripted_summaries_are_not(tmp_path, monkeypatch):
-    monkeypatch.setitem(REGISTRY, "seed-wording", ("tests.recorder.fake_registry", "SeedWordingProvider"))
+    monkeypatch.setitem(REGISTRY, "seed-wording", SeedWordingProvider)
     result = asyncio.run(record(RecordOptions(provider="seed-wording", repetitions=1, out_dir=tmp_path,
                                               run_id="seed", case_ids=("tracking-unavailable", "partial-delivery"))))
     assert not (result.run_dir / "claims.jsonl").exists()  # the recorder never runs a later stage

@@ -8,10 +8,11 @@ from analysis import validate_runs
 from recorder.loop import Budgets
 from recorder.providers import REGISTRY
 from recorder.record import RecordOptions, record
+from tests.recorder.fake_registry import SlowToolCaller
 
 
 def test_conversations_cut_by_the_deadline_leave_a_valid_trace(tmp_path, monkeypatch):
-    monkeypatch.setitem(REGISTRY, "slow-tool-caller", ("tests.recorder.fake_registry", "SlowToolCaller"))
+    monkeypatch.setitem(REGISTRY, "slow-tool-caller", SlowToolCaller)
     options = RecordOptions(provider="slow-tool-caller", repetitions=1, case_ids=("partial-delivery",),
                             out_dir=tmp_path, run_id="cut", budgets=Budgets(conversation_deadline_s=0.4))
     result = asyncio.run(record(options))

@@ -8,7 +8,8 @@ from math import comb
 import pytest
 
 from analysis import summarize_runs, validate_runs
-from analysis.model import METRICS, PairCounts
+from analysis.labels import FIELD_LABELS, METRIC_LABELS
+from analysis.model import FIELDS, METRICS, PairCounts
 from tests.analysis.runbuilder import Conv, RunSpec, write_run
 
 G, F = "granular", "focused"
@@ -56,6 +57,17 @@ def test_per_design_figures_match_the_hand_computation(hand_summary):
         for metric, (median, low, high) in expected.items():
             stat = design.stats[metric]
             assert (stat.median, stat.min, stat.max, stat.n) == (median, low, high, 4), (design.design, metric)
+
+
+def test_every_figure_a_summary_returns_has_one_label(hand_summary):
+    metrics = {m for d in hand_summary.designs for m in d.stats} | {c.metric for c in hand_summary.comparisons}
+    fields = {f for d in hand_summary.designs for f in d.field_pass_rates}
+    assert metrics and metrics <= set(METRIC_LABELS), metrics - set(METRIC_LABELS)
+    assert fields and fields <= set(FIELD_LABELS), fields - set(FIELD_LABELS)
+    # No stale labels, and no two figures under one name.
+    assert set(METRIC_LABELS) == set(METRICS) and set(FIELD_LABELS) == set(FIELDS)
+    assert len({label.name for label in METRIC_LABELS.values()}) == len(METRIC_LABELS)
+    assert len(set(FIELD_LABELS.values())) == len(FIELD_LABELS)
 
 
 def test_savings_and_paired_differences(hand_summary):

@@ -9,6 +9,7 @@ from email.utils import formatdate
 
 import pytest
 
+from recorder.providers import REGISTRY, create_provider
 from recorder.providers._common import strict_schema
 from recorder.providers.base import ProviderError, ProviderSettings
 from recorder.providers.retry import RETRY_AFTER_CEILING_S, Failure, RetryPolicy, call_with_retries, retry_after_s
@@ -131,3 +132,19 @@ def test_importing_the_registry_loads_no_vendor_sdk():
             "print(sorted(m for m in ('openai', 'anthropic') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_building_the_scripted_provider_loads_no_vendor_sdk():
+    code = ("import sys; from recorder.providers import create_provider; "
+            "from recorder.providers.base import ProviderSettings; "
+            "print(create_provider('scripted', ProviderSettings()).name, "
+            "sorted(m for m in ('openai', 'anthropic') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "scripted []"
+
+
+def test_every_registered_provider_builds_its_own_kind(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    settings = ProviderSettings(model="some-model", base_url="http://127.0.0.1:9/v1")
+    assert {name: create_provider(name, settings).name for name in REGISTRY} == {name: name for name in REGISTRY}

@@ -78,6 +78,10 @@ def test_bad_options_and_bad_datasets_are_one_line_errors(tmp_path, make_dataset
     assert done.returncode == 2 and "no case 'no-such-case'" in done.stderr
     done = wismo("record", "--designs", "granular,tiny", "--out", "runs", cwd=tmp_path)
     assert done.returncode == 2 and "unknown design(s) tiny" in done.stderr
+    # A pair holds each design once (positions 1 and 2): a repeat would fail mid-run on the third position.
+    done = wismo("record", "--designs", "granular,focused,granular", "--out", "runs", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "designs granular, focused, granular: a pair compares up to 2 different designs" in done.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
 
@@ -150,7 +154,7 @@ def test_a_truncated_last_line_is_kept_and_the_next_line_starts_clean(tmp_path):
 
 def test_a_fatal_provider_error_stops_the_run_and_resume_finishes_it(tmp_path, monkeypatch):
     from tests.recorder import fake_registry
-    monkeypatch.setitem(REGISTRY, "rejecting", ("tests.recorder.fake_registry", "RejectingProvider"))
+    monkeypatch.setitem(REGISTRY, "rejecting", fake_registry.RejectingProvider)
     fake_registry.STATE["reject"] = True
     options = RecordOptions(provider="rejecting", repetitions=2, concurrency=1, out_dir=tmp_path, run_id="auth")
     with pytest.raises(RunAborted) as info:

@@ -14,7 +14,7 @@ import pytest
 from recorder.providers import REGISTRY
 from recorder.record import RecordOptions, record
 from tests.helpers import WISMO, renamed_dataset
-from tests.recorder.fake_registry import SEED_SUMMARY
+from tests.recorder.fake_registry import SEED_SUMMARY, SeedWordingProvider
 from wismo.cli.record import check_claims
 from wismo.sitegen.from_runs import build_from_runs
 
@@ -89,7 +89,7 @@ def test_changed_tool_definitions_are_refused(two_runs, tmp_path):
 
 
 def test_claim_marks_show_in_the_browser(tmp_path, monkeypatch, open_page):
-    monkeypatch.setitem(REGISTRY, "seed-wording", ("tests.recorder.fake_registry", "SeedWordingProvider"))
+    monkeypatch.setitem(REGISTRY, "seed-wording", SeedWordingProvider)
     options = RecordOptions(provider="seed-wording", repetitions=1, out_dir=tmp_path, run_id="seed",
                             case_ids=("tracking-unavailable", "partial-delivery"))
     # Playwright's sync API keeps an event loop running in this thread; record in another one.

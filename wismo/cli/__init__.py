@@ -6,8 +6,8 @@ Commands are imported when they are used, so `wismo validate` does not pay for t
 
 from __future__ import annotations
 
-import importlib
 import sys
+from collections.abc import Callable, MutableMapping
 
 import click
 
@@ -15,18 +15,79 @@ from wismo import __version__
 from wismo.errors import WismoError
 from wismo.runformat.redact import Redactor
 
-# name -> (module, attribute), in the order `wismo --help` lists them.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "check": ("wismo.cli.check", "check"),
-    "serve": ("wismo.cli.serve", "serve"),
-    "doctor": ("wismo.cli.doctor", "doctor_command"),
-    "record": ("wismo.cli.record", "record_command"),
-    "score": ("wismo.cli.score", "score_command"),
-    "claims": ("wismo.cli.claims", "claims_command"),
-    "validate": ("wismo.cli.validate", "validate_command"),
-    "summarize": ("wismo.cli.summarize", "summarize_command"),
-    "build-site": ("wismo.cli.build_site", "build_site_command"),
-    "demo": ("wismo.cli.demo", "demo"),
+
+def _check() -> click.Command:
+    from wismo.cli.check import check
+
+    return check
+
+
+def _serve() -> click.Command:
+    from wismo.cli.serve import serve
+
+    return serve
+
+
+def _doctor() -> click.Command:
+    from wismo.cli.doctor import doctor_command
+
+    return doctor_command
+
+
+def _record() -> click.Command:
+    from wismo.cli.record import record_command
+
+    return record_command
+
+
+def _score() -> click.Command:
+    from wismo.cli.score import score_command
+
+    return score_command
+
+
+def _claims() -> click.Command:
+    from wismo.cli.claims import claims_command
+
+    return claims_command
+
+
+def _validate() -> click.Command:
+    from wismo.cli.validate import validate_command
+
+    return validate_command
+
+
+def _summarize() -> click.Command:
+    from wismo.cli.summarize import summarize_command
+
+    return summarize_command
+
+
+def _build_site() -> click.Command:
+    from wismo.cli.build_site import build_site_command
+
+    return build_site_command
+
+
+def _demo() -> click.Command:
+    from wismo.cli.demo import demo
+
+    return demo
+
+
+# name -> a function that imports the command's module and returns the command, in `wismo --help` order.
+COMMANDS: dict[str, Callable[[], click.Command]] = {
+    "check": _check,
+    "serve": _serve,
+    "doctor": _doctor,
+    "record": _record,
+    "score": _score,
+    "claims": _claims,
+    "validate": _validate,
+    "summarize": _summarize,
+    "build-site": _build_site,
+    "demo": _demo,
 }
 
 
@@ -39,18 +100,16 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """Import and return one command."""
-        if cmd_name not in COMMANDS:
-            return None
-        module, attribute = COMMANDS[cmd_name]
-        return getattr(importlib.import_module(module), attribute)
+        factory = COMMANDS.get(cmd_name)
+        return factory() if factory else None
 
     @property
-    def commands(self) -> dict[str, click.Command]:  # type: ignore[override]
+    def commands(self) -> MutableMapping[str, click.Command]:
         """All commands, imported (for tests and help generators that read the mapping)."""
-        return {name: self.get_command(click.Context(self), name) for name in COMMANDS}  # type: ignore[misc]
+        return {name: factory() for name, factory in COMMANDS.items()}
 
     @commands.setter
-    def commands(self, value: dict[str, click.Command]) -> None:
+    def commands(self, value: MutableMapping[str, click.Command]) -> None:
         # click.Group.__init__ assigns an empty mapping; the commands live in COMMANDS instead.
         pass
 

@@ -13,13 +13,16 @@ from analysis import summarize_runs
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
 from analysis.headline import headline
+from analysis.labels import METRIC_LABELS
 from analysis.model import METRICS, RunSummary
 from wismo.cli._tables import cell, table
 
-METRIC_LABELS = {"turns": "turns", "toolCalls": "tool calls", "inputTokens": "input tokens",
-                 "uncachedInputTokens": "uncached input", "outputTokens": "output tokens",
-                 "reasoningTokens": "reasoning tokens", "totalTokens": "total tokens", "elapsedMs": "time ms"}
 MAX_K_COLUMNS = 10
+
+
+def _label(metric: str) -> str:
+    label = METRIC_LABELS[metric]
+    return f"{label.name} {label.unit}" if label.unit else label.name
 
 
 def _decimals(metric: str) -> int:
@@ -42,7 +45,7 @@ def summary_lines(summary: RunSummary) -> list[str]:
         lines.append(f"requests: {shape}")
     lines += [f"warning: {warning}" for warning in summary.warnings]
     lines.append("")
-    headers = ["design", "convs", "passed", "pass %", *(f"{METRIC_LABELS[m]} median [min-max]" for m in METRICS)]
+    headers = ["design", "convs", "passed", "pass %", *(f"{_label(m)} median [min-max]" for m in METRICS)]
     rows = []
     for design in summary.designs:
         stats = [f"{cell(s.median, _decimals(m))} [{cell(s.min, _decimals(m))}-{cell(s.max, _decimals(m))}]"
@@ -67,7 +70,7 @@ def summary_lines(summary: RunSummary) -> list[str]:
                      "saving on the medians of all conversations, failed and errored included")
         lines += table(["metric", first.baseline, first.other, "saving %", "pairs", "paired median diff", "95 % CI",
                         "saving % (all convs)"],
-                       [[METRIC_LABELS[c.metric], cell(c.baseline_median, _decimals(c.metric)),
+                       [[_label(c.metric), cell(c.baseline_median, _decimals(c.metric)),
                          cell(c.other_median, _decimals(c.metric)), cell(c.saving_pct, 1), cell(c.paired_n),
                          cell(c.median_difference, _decimals(c.metric)),
                          f"[{cell(c.ci_low, _decimals(c.metric))}, {cell(c.ci_high, _decimals(c.metric))}]",

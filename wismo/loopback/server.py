@@ -67,6 +67,8 @@ class Received:
 
 Responder = Callable[[Received], Reply]
 
+HOST = "127.0.0.1"  # loopback only: nothing here may be reachable from another machine
+
 
 class _Listener(ThreadingHTTPServer):
     # The default listen backlog of 5 drops connection attempts when many clients connect at once, and
@@ -86,7 +88,7 @@ class FakeServer:
         self._script: deque[Reply] = deque()
         self._responder = responder
         self._lock = threading.Lock()
-        self._httpd = _Listener(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _Listener((HOST, 0), _handler_for(self))
         self._httpd.daemon_threads = True
         # A short poll interval makes stop() quick; the default 0.5 s would add that to every test.
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
@@ -95,8 +97,7 @@ class FakeServer:
     @property
     def url(self) -> str:
         """The server root, e.g. http://127.0.0.1:54321."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{HOST}:{self._httpd.server_port}"
 
     def script(self, *replies: Reply | Iterable[Reply]) -> FakeServer:
         """Queue replies, one per coming request, in order."""

@@ -61,12 +61,10 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     if reviews is not None:
         # Verdicts only apply to summaries that are shown, i.e. those of runs that passed validation.
         data.reviews = fold_reviews(reviews, {run_id: data.details[run_id] for run_id in data.valid_ids})
-    pages = {
-        "overview": build_overview(data, _review_import(data.reviews)),
-        "cases": build_case_pages(data),
-        "reviews": build_review_pages(data),
-        "checks": build_check_report(data),
-    }
+    overview = build_overview(data, _review_import(data.reviews))
+    case_pages = build_case_pages(data)
+    review_pages = build_review_pages(data)
+    check_report = build_check_report(data)
     prepare_output(out_dir, source)
     try:
         env = make_environment(source / TEMPLATES_DIR)
@@ -74,18 +72,18 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                       cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
         common = {"assets": copy_static(source, out_dir), "nav": nav, "mixed": list(mixed)}
         invalid = [data.cards[run_id] for run_id in data.invalid_ids]
-        _write(env, "overview.html", out_dir / "index.html", "", page=pages["overview"], invalid_runs=invalid,
+        _write(env, "overview.html", out_dir / "index.html", "", page=overview, invalid_runs=invalid,
                **common)
-        for case in pages["cases"]:
+        for case in case_pages:
             _write(env, "case.html", out_dir / case_url(case.case_id), "../", page=case, invalid_runs=invalid,
                    **common)
         for conversation in build_conversation_pages(data):
             _write(env, "conversation.html", out_dir / conversation_url(conversation.card.run_id,
                                                                         conversation.conversation_id),
                    "../../", page=conversation, **common)
-        for review in pages["reviews"]:
+        for review in review_pages:
             _write(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
-        _write(env, "checks.html", out_dir / "checks.html", "", page=pages["checks"], **common)
+        _write(env, "checks.html", out_dir / "checks.html", "", page=check_report, **common)
         for case_list in build_case_list_pages(data):
             _write(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list, **common)
     finally:

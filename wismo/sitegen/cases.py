@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from analysis.labels import FIELD_LABELS
 from analysis.model import FIELDS, ConversationDetail
 from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, case_url, conversation_url, review_counts
@@ -17,16 +18,16 @@ def field_cells(detail: ConversationDetail, expected: dict[str, Any]) -> list[Fi
     cells = []
     for name in FIELDS:
         if detail.assessment is None:
-            cells.append(FieldCell(fmt.FIELD_LABELS[name], fmt.DASH, fmt.field_value(expected.get(name)), None))
+            cells.append(FieldCell(FIELD_LABELS[name], fmt.DASH, fmt.field_value(expected.get(name)), None))
         else:
-            cells.append(FieldCell(fmt.FIELD_LABELS[name], fmt.field_value(detail.assessment.get(name)),
+            cells.append(FieldCell(FIELD_LABELS[name], fmt.field_value(detail.assessment.get(name)),
                                    fmt.field_value(expected.get(name)), bool(detail.field_scores.get(name))))
     return cells
 
 
 def expected_cells(expected: dict[str, Any]) -> list[FieldCell]:
     """The expectation alone, for the top of a case page."""
-    return [FieldCell(fmt.FIELD_LABELS[n], fmt.field_value(expected.get(n)), fmt.field_value(expected.get(n)), None)
+    return [FieldCell(FIELD_LABELS[n], fmt.field_value(expected.get(n)), fmt.field_value(expected.get(n)), None)
             for n in FIELDS]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import TypeAlias
 
 import altair as alt
 import vl_convert
@@ -23,18 +24,20 @@ PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 # Above this many distinct (row, value) marks a strip would bloat the page: draw a histogram instead.
 MAX_POINTS = 600
+# What this module draws: one mark layer, a layer of two (strip and medians), or a histogram faceted by row.
+AnyChart: TypeAlias = alt.Chart | alt.LayerChart | alt.FacetChart
 _UNSAFE_SVG = re.compile(r"<\s*(script|foreignObject|iframe|object|embed)\b"  # elements that run or embed
                          r"|\son[a-z]+\s*="  # event handlers
                          r"|(?:xlink:)?href\s*=\s*\"(?!#)", re.I)  # links anywhere but inside the SVG
 
 
-def _config(chart: alt.Chart) -> alt.Chart:
+def _config(chart: AnyChart) -> AnyChart:
     return chart.configure(font=FONT, background="white").configure_view(stroke=None) \
         .configure_axis(labelFontSize=12, titleFontSize=12, labelLimit=260) \
         .configure_title(fontSize=14, anchor="start", offset=10)
 
 
-def render_svg(chart: alt.Chart, chart_id: str) -> Markup:
+def render_svg(chart: AnyChart, chart_id: str) -> Markup:
     """Render a spec to SVG; refuse output that could run code, and make its ids unique within the page."""
     svg = vl_convert.vegalite_to_svg(_config(chart).to_dict())
     if _UNSAFE_SVG.search(svg):

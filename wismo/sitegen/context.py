@@ -127,10 +127,6 @@ class SiteData:
             data.by_case.update(groups)
         return data
 
-    def valid_runs(self) -> list[RunSummary]:
-        """Summaries of the runs that passed validation, in the order the runs were given."""
-        return [self.summaries[run_id] for run_id in self.valid_ids]
-
     def columns(self) -> list[tuple[str, str]]:
         """(run, design) pairs side by side on case pages: every valid run's designs in its own order."""
         return [(run_id, design) for run_id in self.valid_ids for design in self.summaries[run_id].run.designs]

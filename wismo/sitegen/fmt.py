@@ -11,23 +11,6 @@ from markupsafe import Markup
 from analysis.model import Stat
 
 DASH = "–"
-METRIC_LABELS = {
-    "turns": "Turns",
-    "toolCalls": "Tool calls",
-    "inputTokens": "Input tokens",
-    "uncachedInputTokens": "Uncached input tokens",
-    "outputTokens": "Output tokens",
-    "reasoningTokens": "Reasoning tokens (of output)",
-    "totalTokens": "Total tokens",
-    "elapsedMs": "Time",
-}
-FIELD_LABELS = {
-    "deliveredSkus": "Delivered",
-    "outstandingSkus": "Outstanding",
-    "delayReasons": "Delay reasons",
-    "deliveryEstimate": "Delivery estimate",
-    "missingEvidence": "Missing evidence",
-}
 VERDICT_LABELS = {"justified": "justified", "not_justified": "not justified", "unsure": "unsure"}
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from analysis.headline import headline
+from analysis.labels import FIELD_LABELS, METRIC_LABELS
 from analysis.model import FIELDS, METRICS, ConversationDetail, DesignMetrics, MetricComparison, RunSummary
 from wismo.sitegen import charts, fmt
 from wismo.sitegen.context import SiteData, case_url, review_counts
@@ -69,7 +70,7 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     ks = sorted({k for m in summary.designs for k in m.pass_hat_k})
     rows += [HeadlineRow(f"pass^{k}", [fmt.share(by_design[d].pass_hat_k.get(k)) for d in designs], blank,
                          note="chance that all k repetitions of a case pass" if k == ks[0] else "") for k in ks]
-    rows += [HeadlineRow(f"{fmt.FIELD_LABELS[f]} right", [fmt.share(by_design[d].field_pass_rates.get(f))
+    rows += [HeadlineRow(f"{FIELD_LABELS[f]} right", [fmt.share(by_design[d].field_pass_rates.get(f))
                                                          for d in designs], blank) for f in FIELDS]
     rows.append(HeadlineRow("Statuses", [" · ".join(f"{s} {n}" for s, n in sorted(by_design[d].status_counts.items()))
                                          for d in designs], blank))
@@ -81,7 +82,7 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
             if value is not None and value.median is not None and value.n < by_design[design].conversations:
                 text += f" · {value.n} reported"
             cells.append(text)
-        rows.append(HeadlineRow(fmt.METRIC_LABELS[metric], cells, _comparison_cells(metric, pairs, by_key),
+        rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells, _comparison_cells(metric, pairs, by_key),
                                 note=METRIC_NOTES.get(metric, ""), section="Cost: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
     both = (f" ({summary.pairs.correct_pairs} of {summary.pairs.pairs} pairs)" if summary.pairs else "")

@@ -140,11 +140,6 @@ class ReviewCounts:
     stale: int
     summaries: int
 
-    @property
-    def reviewed(self) -> int:
-        """Verdicts that still apply to the current summaries."""
-        return self.justified + self.not_justified + self.unsure
-
 
 @dataclass(frozen=True)
 class FindingCount:
