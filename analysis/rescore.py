@@ -40,7 +40,7 @@ def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
         return _rescore(run_dir, manifest, dataset_dir)
 
 
-def _rescore(run_dir: Path, manifest: dict, dataset_dir: Path | None) -> RescoreResult:
+def _rescore(run_dir: Path, manifest: dict[str, Any], dataset_dir: Path | None) -> RescoreResult:
     """Score every finished conversation's parsed answer against the expectations and append scores.jsonl.
 
     Without --dataset the manifest's own expectations are used (after a scorer change); with it, the

@@ -17,7 +17,7 @@ def no_tool_call_warning(design: str) -> str:
             f"model? (`wismo doctor` checks it)")
 
 
-def called_no_tool(tool_calls: Iterable[int | None], statuses: Mapping[str, int]) -> bool:
+def called_no_tool(tool_calls: Iterable[float | None], statuses: Mapping[str, int]) -> bool:
     """True when some conversation reached the model and none of them made a tool call."""
     reached_model = sum(count for status, count in statuses.items() if status not in _NO_MODEL_REPLY)
     return reached_model > 0 and not any(tool_calls)

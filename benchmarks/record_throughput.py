@@ -50,7 +50,7 @@ def slow_scripted_model(received: Received) -> Reply:
     history = _neutral_history(body["input"])
     # The policy numbers its call ids by turn; the history length is unique per request of a conversation.
     request = ModelRequest(body["instructions"], tools, history, {}, len(history), 60)
-    output = _POLICY._next_output(request)
+    output = _POLICY.next_output(request)
     calls = [(o["name"], o["arguments"], o["callId"]) for o in output if o["type"] == "function_call"]
     text = next((o["text"] for o in output if o["type"] == "text"), None)
     reply = responses_reply(function_calls=calls, text=text, usage=Tokens(input=len(received.raw) // 4, output=50))

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from recorder.doctor_model import Check
 from recorder.providers.chat_compat import looks_like_validation_error
 from recorder.providers.openai_chat import OpenAIChatProvider
 
-ORDER_TOOL = {"type": "function", "function": {
+if TYPE_CHECKING:  # for the type checker only: the SDK loads when the provider is built
+    from openai.types.chat import ChatCompletionMessageParam
+
+ORDER_TOOL: dict[str, Any] = {"type": "function", "function": {
     "name": "get_order", "description": "Look up one order by its ID.",
     "parameters": {"type": "object", "properties": {"orderId": {"type": "string", "description": "e.g. ORD-1001"}},
                    "required": ["orderId"]}}}
@@ -90,7 +93,8 @@ class ChatProbes:
         started = time.perf_counter()
         try:
             completion = await self.provider.client.chat.completions.create(
-                model=self.provider.model, messages=messages, max_tokens=max_tokens, extra_body=options,
+                model=self.provider.model, messages=cast("list[ChatCompletionMessageParam]", messages),
+                max_tokens=max_tokens, extra_body=options,
                 timeout=self.timeout_s)
         except Exception as err:
             failure = self.provider.classify(err)

@@ -72,7 +72,7 @@ class FaultWatch:
         self._shape = shape
         if self._count < self.repeats:
             return None
-        hint = " (or raise --request-timeout)" if outcome.provider_error.kind == "timeout" else ""
+        hint = " (or raise --request-timeout)" if error is not None and error.kind == "timeout" else ""
         return (f"{self._count} conversations in a row ended with the same error: "
-                f"{str(outcome.provider_error).rstrip('.')}. "
+                f"{str(error).rstrip('.')}. "
                 f"Check the endpoint with `{self.doctor}`{hint}")

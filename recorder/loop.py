@@ -94,7 +94,7 @@ class Outcome:
     fatal_error: ProviderError | None = None
     error: str | None = None
     provider_error: ProviderError | None = None  # the failure that ended it, fatal or not
-    budget_hit: str | None = None
+    budget_hit: BudgetName | None = None
 
 
 @dataclass
@@ -291,7 +291,8 @@ class Conversation:
             turn=turn, outputItems=response.output_items, usage=Usage.model_validate(usage), model=response.model,
             responseId=response.response_id, latencyMs=round((time.perf_counter() - sent) * 1000, 3),
             retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s],
-            error=malformed.to_json() if malformed else None, rawOutput=response.raw_output,
+            error=ResponseError.model_validate(malformed.to_json()) if malformed else None,
+            rawOutput=response.raw_output,
             stopReason=response.stop_reason, answerFormat=response.answer_format))
         if self.on_response:
             self.on_response(self.plan, turn, usage)

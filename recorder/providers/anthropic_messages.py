@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from recorder.linking import ToolSpec
 from recorder.providers._common import (
@@ -43,7 +43,7 @@ from recorder.providers.retry import Failure, Outcome, RetryPolicy, Sleep, call_
 from wismo.errors import WismoError
 
 if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
-    pass
+    from anthropic.types import MessageParam
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -188,7 +188,8 @@ class AnthropicMessagesProvider:
             # extra_body skips the SDK's per-request TypedDict transform of the tools and system text; the
             # bytes sent are the same. (messages must stay a typed parameter: the SDK requires it.)
             return await self._client.messages.create(model=self.model, max_tokens=self._max_tokens,
-                                                      messages=messages, extra_body=body,
+                                                      messages=cast("list[MessageParam]", messages),
+                                                      extra_body=body,
                                                       timeout=request.timeout_s)
 
         return await call_with_retries(attempt, self._classify, self._policy)

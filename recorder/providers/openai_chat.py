@@ -9,7 +9,7 @@ it. Many servers ignore `response_format` anyway, so the loop parses the answer 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from recorder.linking import ToolSpec
 from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, require_parsed, strict_schema
@@ -25,7 +25,7 @@ from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retr
 from wismo.errors import WismoError
 
 if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
-    pass
+    from openai.types.chat import ChatCompletionMessageParam
 
 # The SDK refuses to build a client without some key; local servers ignore the header.
 PLACEHOLDER_KEY = "not-needed"
@@ -101,7 +101,8 @@ class OpenAIChatProvider:
             options["tools"] = [to_tool(tool) for tool in request.tools]
             # Sent explicitly: some servers (llama-cpp-python) leave the tools out of the prompt without it.
             options["tool_choice"] = tool_choice_for(self.tool_choice, request.tools, request.turn)
-        messages = to_messages(request.instructions, request.history)
+        # Plain dicts in the shape of the SDK's message params (the server, not the SDK, validates them).
+        messages = cast("list[ChatCompletionMessageParam]", to_messages(request.instructions, request.history))
 
         async def attempt() -> Any:
             # Tools and the answer format go as extra_body, which skips the SDK's per-request TypedDict

@@ -8,7 +8,7 @@ import signal
 import statistics
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from wismo.cli._options import dataset_option
 from wismo.cli._progress import ProgressLine
 
 
-def _median(values: list[float | int | None], decimals: int = 0) -> str:
+def _median(values: Sequence[float | None], decimals: int = 0) -> str:
     present = [v for v in values if v is not None]
     if not present:
         return "–"
