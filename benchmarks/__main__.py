@@ -15,7 +15,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-SECTIONS = ("mcp", "harness", "analysis", "site", "record")
+SECTIONS = ("mcp", "harness", "startup", "analysis", "site", "record")
 
 
 def _machine() -> dict[str, object]:
@@ -48,11 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     site_sizes = [1_000] if args.quick else [1_000, 10_000]
     repeats = 1 if args.quick else 3
 
-    from benchmarks import mcp_and_harness, record_throughput, scale
+    from benchmarks import mcp_and_harness, record_throughput, scale, startup
 
     runners = {
         "mcp": lambda: mcp_and_harness.mcp_round_trip(args.quick),
         "harness": lambda: mcp_and_harness.harness_overhead(args.quick),
+        "startup": lambda: startup.startup(args.quick),
         "analysis": lambda: scale.analysis_at_scale(args.work, analysis_sizes, repeats),
         "site": lambda: scale.site_at_scale(args.work, site_sizes, repeats),
         "record": lambda: record_throughput.record_throughput([1, 4, 16], 1 if args.quick else 3),
