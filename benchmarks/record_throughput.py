@@ -8,6 +8,7 @@ to it through the official SDK. Wall time is compared with the ideal: requests Ã
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import tempfile
@@ -20,12 +21,17 @@ from recorder.linking import ToolSpec
 from recorder.providers.base import ModelRequest
 from recorder.providers.scripted import ScriptedProvider
 from recorder.record import RecordOptions, record
+from recorder.tokens import start_loading
 from wismo.loopback import FakeServer, Received, Reply
 from wismo.loopback.replies import Tokens, responses_reply
 from wismo.runformat.read import read_event_lines
 
 DELAY_S = 0.2
-_POLICY = ScriptedProvider()
+
+
+@functools.cache
+def _policy() -> ScriptedProvider:
+    return ScriptedProvider()
 
 
 def _neutral_history(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -50,7 +56,7 @@ def slow_scripted_model(received: Received, delay_s: float = DELAY_S) -> Reply:
     history = _neutral_history(body["input"])
     # The policy numbers its call ids by turn; the history length is unique per request of a conversation.
     request = ModelRequest(body["instructions"], tools, history, {}, len(history), 60)
-    output = _POLICY._next_output(request)
+    output = _policy()._next_output(request)
     calls = [(o["name"], o["arguments"], o["callId"]) for o in output if o["type"] == "function_call"]
     text = next((o["text"] for o in output if o["type"] == "text"), None)
     reply = responses_reply(function_calls=calls, text=text, usage=Tokens(input=len(received.raw) // 4, output=50))
@@ -62,6 +68,7 @@ def serve_forever(delay_s: float = DELAY_S) -> None:
     """Run the slow model in its own process (so it does not share the harness's GIL); print its URL."""
     import sys
 
+    start_loading().result()  # now, so that it never competes with the process being measured
     with FakeServer(lambda received: slow_scripted_model(received, delay_s)) as server:
         print(server.url, flush=True)
         sys.stdin.read()  # until the parent closes the pipe

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 from benchmarks.stats import Figure, figure
 from benchmarks.synthetic import generate_run, record_template
@@ -33,11 +34,15 @@ print(con.execute("select count(*) from read_json(?, format='newline_delimited',
 VALIDATE_AND_SUMMARIZE = """
 import sys
 from pathlib import Path
+from typing import IO
 from analysis import analyze_runs
 [analysis] = analyze_runs([Path(sys.argv[1])])
 assert analysis.validation.passed, [c.name for c in analysis.validation.checks if not c.passed]
 assert analysis.summary is not None
 """
+
+# `wismo summarize --json` as printed by default, and with both lists that grow with the run.
+SUMMARIZE_JSON = {"": (), " --cases --paired": ("--cases", "--paired")}
 
 # Runs argv[2:] (-c CODE ARGS or -m MODULE ARGS) as __main__, then writes its VmHWM in kB to argv[1].
 PEAK_WRAPPER = """
@@ -58,12 +63,12 @@ else:
 """
 
 
-def _measure(argv: list[str], what: str) -> tuple[float, float]:
+def _measure(argv: list[str], what: str, stdout: int | IO[bytes] = subprocess.DEVNULL) -> tuple[float, float]:
     """Run `python *argv` in a fresh interpreter; return (wall seconds, peak resident MB)."""
     with tempfile.NamedTemporaryFile("r", suffix=".peak") as peak_file:
         wrapped = ["-c", PEAK_WRAPPER, peak_file.name, *argv] if Path("/proc/self/status").exists() else argv
         started = time.perf_counter()
-        process = subprocess.Popen([sys.executable, *wrapped], stdout=subprocess.DEVNULL)
+        process = subprocess.Popen([sys.executable, *wrapped], stdout=stdout)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
         if os.waitstatus_to_exitcode(status) != 0:
@@ -77,8 +82,15 @@ def _child(code: str, *args: str) -> tuple[float, float]:
     return _measure(["-c", code, *args], f"{code.strip().splitlines()[-1]} {args}")
 
 
-def _command(*args: str) -> tuple[float, float]:
-    return _measure(["-m", "wismo.cli", *args], f"wismo {' '.join(args)}")
+def _command(*args: str, stdout: int | IO[bytes] = subprocess.DEVNULL) -> tuple[float, float]:
+    return _measure(["-m", "wismo.cli", *args], f"wismo {' '.join(args)}", stdout)
+
+
+def _summarize_json(run: Path, *options: str) -> tuple[float, float, float]:
+    """`wismo summarize --json` into a file, as a user redirects it: (wall s, peak MB, output MB)."""
+    with tempfile.TemporaryFile() as out:
+        wall, peak = _command("summarize", "--json", *options, str(run), stdout=out)
+        return wall, peak, out.tell() / 1e6
 
 
 def _runs(work: Path, sizes: list[int]) -> dict[int, Path]:
@@ -108,6 +120,13 @@ def analysis_at_scale(work: Path, sizes: list[int], repeats: int) -> list[Figure
                    f"≤ 2 × bare scan = {2 * scan_median:.2f} s", 2 * scan_median),
             figure(f"validate + summarize peak memory, {size:,} conversations", "MB", [m for _, m in analyses]),
         ]
+        for label, options in SUMMARIZE_JSON.items():
+            printed = [_summarize_json(run, *options) for _ in range(repeats)]
+            figures += [
+                figure(f"wismo summarize --json{label}, {size:,} conversations", "s", [w for w, _, _ in printed]),
+                figure(f"  its output, {size:,} conversations", "MB", [o for _, _, o in printed]),
+                figure(f"  its peak memory, {size:,} conversations", "MB", [m for _, m, _ in printed]),
+            ]
     return figures
 
 
