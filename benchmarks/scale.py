@@ -18,6 +18,7 @@ from typing import IO
 
 from benchmarks.stats import Figure, figure
 from benchmarks.synthetic import generate_run, record_template
+from wismo.sitegen.parallel import default_jobs
 
 # Every line parsed by read_json, as the analysis reads it (newline-delimited records, errors ignored),
 # with the schema given as the analysis gives it: left to detect the schema, read_json first samples the
@@ -44,15 +45,17 @@ assert analysis.summary is not None
 # `wismo summarize --json` as printed by default, and with both lists that grow with the run.
 SUMMARIZE_JSON = {"": (), " --cases --paired": ("--cases", "--paired")}
 
-# Runs argv[2:] (-c CODE ARGS or -m MODULE ARGS) as __main__, then writes its VmHWM in kB to argv[1].
+# Runs argv[2:] (-c CODE ARGS or -m MODULE ARGS) as __main__, then writes to argv[1] its VmHWM in kB and
+# the largest high-water mark of the worker processes it forked (pages shared with it counted in both).
 PEAK_WRAPPER = """
-import atexit, runpy, sys
+import atexit, resource, runpy, sys
 peak_file = sys.argv[1]
 def report():
     with open("/proc/self/status") as status:
         peak = next((line.split()[1] for line in status if line.startswith("VmHWM:")), "")
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     with open(peak_file, "w") as out:
-        out.write(peak)
+        out.write(f"{peak} {workers}")
 atexit.register(report)
 mode, target, *rest = sys.argv[2:]
 sys.argv = [target if mode == "-m" else "-c", *rest]
@@ -63,8 +66,9 @@ else:
 """
 
 
-def _measure(argv: list[str], what: str, stdout: int | IO[bytes] = subprocess.DEVNULL) -> tuple[float, float]:
-    """Run `python *argv` in a fresh interpreter; return (wall seconds, peak resident MB)."""
+def _measure_workers(argv: list[str], what: str,
+                     stdout: int | IO[bytes] = subprocess.DEVNULL) -> tuple[float, float, float]:
+    """Run `python *argv` in a fresh interpreter; return (wall seconds, peak resident MB, largest worker's MB)."""
     with tempfile.NamedTemporaryFile("r", suffix=".peak") as peak_file:
         wrapped = ["-c", PEAK_WRAPPER, peak_file.name, *argv] if Path("/proc/self/status").exists() else argv
         started = time.perf_counter()
@@ -73,8 +77,14 @@ def _measure(argv: list[str], what: str, stdout: int | IO[bytes] = subprocess.DE
         wall = time.perf_counter() - started
         if os.waitstatus_to_exitcode(status) != 0:
             raise RuntimeError(f"benchmark child failed: {what}")
-        peak_kb = peak_file.read().strip()
-    return wall, (int(peak_kb) if peak_kb else usage.ru_maxrss) / 1024
+        peak_kb, _, workers_kb = peak_file.read().strip().partition(" ")
+    return wall, (int(peak_kb) if peak_kb else usage.ru_maxrss) / 1024, int(workers_kb or 0) / 1024
+
+
+def _measure(argv: list[str], what: str, stdout: int | IO[bytes] = subprocess.DEVNULL) -> tuple[float, float]:
+    """Run `python *argv` in a fresh interpreter; return (wall seconds, peak resident MB)."""
+    wall, peak, _ = _measure_workers(argv, what, stdout)
+    return wall, peak
 
 
 def _child(code: str, *args: str) -> tuple[float, float]:
@@ -124,8 +134,8 @@ def analysis_at_scale(work: Path, sizes: list[int], repeats: int) -> list[Figure
             printed = [_summarize_json(run, *options) for _ in range(repeats)]
             figures += [
                 figure(f"wismo summarize --json{label}, {size:,} conversations", "s", [w for w, _, _ in printed]),
-                figure(f"  its output, {size:,} conversations", "MB", [o for _, _, o in printed]),
-                figure(f"  its peak memory, {size:,} conversations", "MB", [m for _, m, _ in printed]),
+                figure(f"  --json{label} output, {size:,} conversations", "MB", [o for _, _, o in printed]),
+                figure(f"  --json{label} peak memory, {size:,} conversations", "MB", [m for _, m, _ in printed]),
             ]
     return figures
 
@@ -135,14 +145,21 @@ def _folder_size(folder: Path) -> int:
 
 
 def site_at_scale(work: Path, sizes: list[int], repeats: int) -> list[Figure]:
-    """build-site wall time, overview page size and whole-site size."""
+    """build-site wall time and memory (one process per CPU, and one process), overview and whole-site size."""
     figures = []
     for size, run in _runs(work, sizes).items():
         out = work / f"site-{size}"
-        samples = [_command("build-site", str(run), "--out", str(out)) for _ in range(repeats)]
         goal = ("< 60 s", 60.0) if size >= 10_000 else (None, None)
-        figures.append(figure(f"build-site, {size:,} conversations", "s", [w for w, _ in samples], *goal))
-        figures.append(figure(f"build-site peak memory, {size:,} conversations", "MB", [m for _, m in samples]))
+        for label, options in {f"{default_jobs()} processes (default)": (), "--jobs 1": ("--jobs", "1")}.items():
+            argv = ["-m", "wismo.cli", "build-site", str(run), "--out", str(out), *options]
+            samples = [_measure_workers(argv, f"build-site {size} {label}") for _ in range(repeats)]
+            figures.append(figure(f"build-site, {size:,} conversations, {label}", "s", [w for w, _, _ in samples],
+                                  *goal))
+            figures.append(figure(f"  peak memory, main process, {size:,} conversations, {label}", "MB",
+                                  [m for _, m, _ in samples]))
+            if not options:
+                figures.append(figure(f"  peak memory, largest worker, {size:,} conversations (shared pages counted)",
+                                      "MB", [m for _, _, m in samples]))
         overview = (out / "index.html").stat().st_size / 1e6
         figures.append(figure(f"overview page size, {size:,} conversations", "MB", [overview], "< 1 MB", 1.0))
         figures.append(figure(f"whole site size, {size:,} conversations", "MB", [_folder_size(out) / 1e6]))

@@ -34,6 +34,16 @@ count_tokens("")
 print(time.perf_counter() - started)
 """
 
+# In a fresh interpreter: how long `record` waits for the scripted policy before starting its servers.
+SCRIPTED_PROVIDER = """
+import time
+from recorder.providers import create_provider
+from recorder.providers.base import ProviderSettings
+started = time.perf_counter()
+create_provider("scripted", ProviderSettings())
+print(time.perf_counter() - started)
+"""
+
 
 async def _session(command: list[str], label: str, call: tuple[str, dict[str, str]] | None) -> tuple[float, float]:
     """(whole session, close → exited) in ms, as wismo's own client sees them."""
@@ -62,8 +72,9 @@ def server_sessions(repeats: int) -> list[Figure]:
     return figures
 
 
-def _vocabulary_load() -> float:
-    done = subprocess.run([sys.executable, "-c", VOCABULARY], capture_output=True, text=True, check=True)
+def _timed_child(code: str) -> float:
+    """ms, as the child measured and printed it."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(done.stdout.strip()) * 1000
 
 
@@ -87,7 +98,9 @@ def record_processes(repeats: int, quick: bool) -> list[Figure]:
     """`wismo record` as a user runs it: one case with the scripted policy and with the openai provider, and
     70 conversations with the scripted policy."""
     figures = [figure("o200k vocabulary load in a fresh process (what the scripted policy needs)", "ms",
-                      [_vocabulary_load() for _ in range(repeats)])]
+                      [_timed_child(VOCABULARY) for _ in range(repeats)]),
+               figure("creating the scripted policy in a fresh process (record waits for it)", "ms",
+                      [_timed_child(SCRIPTED_PROVIDER) for _ in range(repeats)])]
     one_case = ("--cases", "partial-delivery", "--repetitions", "1")
     with SlowModelProcess(0.0) as url, tempfile.TemporaryDirectory() as folder:
         openai = ("--provider", "openai", "--model", "loopback", "--base-url", f"{url}/v1",

@@ -62,7 +62,8 @@ def test_the_scripted_policy_counts_with_the_vocabulary_it_started_loading():
 
         provider = ScriptedProvider()
         requested = vocabulary_requested()
-        tool = ToolSpec("get_order", "Get one order.", {"type": "object", "properties": {"orderId": {"type": "string"}}})
+        parameters = {"type": "object", "properties": {"orderId": {"type": "string"}}}
+        tool = ToolSpec("get_order", "Get one order.", parameters)
         request = ModelRequest("Answer from the records.", [tool],
                                [{"type": "message", "role": "user", "content": "Where is ORD-1004?"}], {}, 1, 60)
         response = asyncio.run(provider.complete(request))
