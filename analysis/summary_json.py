@@ -9,20 +9,19 @@ itself on a large run. The two per-row lists are optional, as they grow with the
 from __future__ import annotations
 
 from dataclasses import fields
-from functools import cache
 from typing import Any
 
 from analysis.model import DesignMetrics, RunInfo, RunSummary
 
-
-@cache
-def _names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
+_NAMES: dict[type, tuple[str, ...]] = {}  # a dataclass's field names, looked up once per class
 
 
 def _flat(value: Any) -> dict[str, Any]:
     """A dataclass whose fields hold only JSON values (or dicts and lists of them) as a dict, not copied."""
-    return {name: getattr(value, name) for name in _names(type(value))}
+    names = _NAMES.get(type(value))
+    if names is None:
+        names = _NAMES[type(value)] = tuple(f.name for f in fields(value))
+    return {name: getattr(value, name) for name in names}
 
 
 def _run(run: RunInfo, cases: bool) -> dict[str, Any]:

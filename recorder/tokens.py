@@ -22,7 +22,7 @@ _loading: Future[Any] | None = None
 
 def _load(into: Future[Any]) -> None:
     try:
-        import bpe_openai
+        import bpe_openai  # type: ignore[import-untyped]
 
         encoding = bpe_openai.get_encoding(ENCODING)
         encoding.encode("")  # the vocabulary loads on first use

@@ -74,12 +74,12 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     if reviews is not None:
         # Verdicts only apply to summaries that are shown, i.e. those of runs that passed validation.
         data.reviews = fold_reviews(reviews, {run_id: data.details[run_id] for run_id in data.valid_ids})
-    pages = {
-        "overview": build_overview(data, _review_import(data.reviews)),
-        "cases": build_case_pages(data),
-        "reviews": build_review_pages(data),
-        "checks": build_check_report(data),
-    }
+    # Every page's data is built before any worker forks: the review pages pretty-print the tool calls
+    # that the conversation pages then reuse (data.call_views).
+    overview = build_overview(data, _review_import(data.reviews))
+    case_pages = build_case_pages(data)
+    review_pages = build_review_pages(data)
+    check_report = build_check_report(data)
     prepare_output(out_dir, source)
     env = make_environment(source / TEMPLATES_DIR)
     nav = SiteNav(version=__version__, built_at=built_at or datetime.now(UTC).isoformat(timespec="seconds"),
@@ -88,14 +88,14 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     invalid = [data.cards[run_id] for run_id in data.invalid_ids]
 
     def other_pages() -> None:
-        write_page(env, "overview.html", out_dir / "index.html", "", page=pages["overview"], invalid_runs=invalid,
+        write_page(env, "overview.html", out_dir / "index.html", "", page=overview, invalid_runs=invalid,
                    **common)
-        for case in pages["cases"]:
+        for case in case_pages:
             write_page(env, "case.html", out_dir / case_url(case.case_id), "../", page=case, invalid_runs=invalid,
                        **common)
-        for review in pages["reviews"]:
+        for review in review_pages:
             write_page(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
-        write_page(env, "checks.html", out_dir / "checks.html", "", page=pages["checks"], **common)
+        write_page(env, "checks.html", out_dir / "checks.html", "", page=check_report, **common)
         for case_list in build_case_list_pages(data):
             write_page(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list,
                        **common)
