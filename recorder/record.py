@@ -21,6 +21,7 @@ from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
 from recorder.mcp_client import ToolServer, server_command, start_servers
 from recorder.providers import create_provider
 from recorder.providers.base import Provider, ProviderSettings
+from recorder.tokens import vocabulary_ready
 from wismo import __version__
 from wismo.errors import WismoError
 from wismo.runformat import COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION
@@ -190,6 +191,9 @@ class _Runner:
         self.aborted: str | None = None
 
     async def run_all(self, work: list[tuple[ConversationPlan, int]]) -> None:
+        # The scripted policy's vocabulary loads in a background thread during start-up; a conversation
+        # started before it is ready would count the wait (and the thread's hold on the GIL) in its time.
+        await vocabulary_ready()
         tasks = [asyncio.create_task(self._one(plan, attempt)) for plan, attempt in work]
         try:
             await asyncio.gather(*tasks)

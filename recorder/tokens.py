@@ -4,11 +4,13 @@ tiktoken downloads o200k_base at run time, which fails offline; bpe-openai ships
 vocabulary inside its wheel and its counts match tiktoken's (see tests/recorder/test_scorer.py).
 Loading it takes about a second, and only the scripted policy needs it: nothing loads it at import,
 and the policy starts loading it in a background thread when it is created (start_loading), so a
-run's start-up (servers, comparison) does not wait for it.
+run's start-up (servers, comparison) does not wait for it; record waits for it (vocabulary_ready)
+before the first conversation starts its clock.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import warnings
 from concurrent.futures import Future
@@ -44,6 +46,12 @@ def start_loading() -> Future[Any]:
             _loading = Future()
             threading.Thread(target=_load, args=(_loading,), name="o200k-vocabulary", daemon=True).start()
         return _loading
+
+
+async def vocabulary_ready() -> None:
+    """Wait, without blocking the event loop, until a vocabulary that is loading has loaded (no-op otherwise)."""
+    if _loading is not None and not _loading.done():
+        await asyncio.wrap_future(_loading)
 
 
 def vocabulary_requested() -> bool:

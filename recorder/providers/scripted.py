@@ -11,7 +11,6 @@ offline o200k_base estimate over the request as the Responses API would receive 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import re
@@ -24,7 +23,7 @@ from recorder.linking import next_links, tools_by_parameter
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.responses_wire import responses_body
 from recorder.summaries import compose_summary
-from recorder.tokens import count_tokens, start_loading
+from recorder.tokens import count_tokens, start_loading, vocabulary_ready
 
 SCRIPTED_MODEL = "scripted-policy-v1"
 _ORDER_ID = re.compile(ID_PATTERNS["order"].pattern.strip("^$"))
@@ -39,16 +38,14 @@ class ScriptedProvider:
 
     def __init__(self, settings: ProviderSettings | None = None) -> None:
         self.model = (settings.model if settings and settings.model else None) or SCRIPTED_MODEL
-        # The vocabulary loads in the background while the run starts its servers and its comparison.
-        self._vocabulary = start_loading()
+        start_loading()  # in the background, while the run starts its servers and its comparison
 
     async def aclose(self) -> None:
         """Nothing to release."""
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Decide the next step from the history alone."""
-        if not self._vocabulary.done():  # only when the run started faster than the vocabulary loaded
-            await asyncio.wrap_future(self._vocabulary)
+        await vocabulary_ready()  # record waited already; this is for callers that did not
         output = self._next_output(request)
         body = json.dumps(responses_body(request, self.model), ensure_ascii=False)
         generated = "".join(item.get("text") or (item["name"] + item["arguments"]) for item in output)

@@ -89,3 +89,30 @@ def test_a_vocabulary_that_cannot_load_fails_the_first_request_with_its_error():
     """)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ImportError", "True"]
+
+
+def test_no_conversation_starts_its_clock_while_the_vocabulary_is_still_loading():
+    # A vocabulary that takes longer than the run's start-up: conversations must wait for it, not time it.
+    done = python("""
+        import asyncio, json, tempfile, time
+        from datetime import datetime
+        from pathlib import Path
+        from recorder import tokens
+        from recorder.record import RecordOptions, record
+
+        loaded_at = []
+        original = tokens._load
+        def slow_load(into):
+            time.sleep(8)
+            original(into)
+            loaded_at.append(time.time())
+        tokens._load = slow_load
+        with tempfile.TemporaryDirectory() as folder:
+            result = asyncio.run(record(RecordOptions(repetitions=1, case_ids=("partial-delivery",),
+                                                      out_dir=Path(folder), run_id="r")))
+            events = [json.loads(line) for line in (result.run_dir / "events.jsonl").read_text().splitlines()]
+        started = [datetime.fromisoformat(e["ts"]).timestamp() for e in events if e["type"] == "conversation_started"]
+        print(len(started), min(started) >= loaded_at[0])
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "True"]
