@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -34,6 +35,7 @@ print(con.execute("select count(*) from read_json(?, format='newline_delimited',
 # What `wismo summarize` and build-site do: every check, then the metrics, on one load of the run.
 VALIDATE_AND_SUMMARIZE = """
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 from analysis import analyze_runs
@@ -66,25 +68,35 @@ else:
 """
 
 
-def _measure_workers(argv: list[str], what: str,
-                     stdout: int | IO[bytes] = subprocess.DEVNULL) -> tuple[float, float, float]:
-    """Run `python *argv` in a fresh interpreter; return (wall seconds, peak resident MB, largest worker's MB)."""
+@dataclass(frozen=True)
+class Measured:
+    """One fresh process: wall time, CPU time (its workers' included), its peak memory, its largest worker's."""
+
+    wall_s: float
+    cpu_s: float
+    peak_mb: float
+    worker_peak_mb: float
+
+
+def measure_process(argv: list[str], what: str, stdout: int | IO[bytes] = subprocess.DEVNULL) -> Measured:
+    """Run `python *argv` in a fresh interpreter (in this process's folder, with its environment)."""
     with tempfile.NamedTemporaryFile("r", suffix=".peak") as peak_file:
         wrapped = ["-c", PEAK_WRAPPER, peak_file.name, *argv] if Path("/proc/self/status").exists() else argv
         started = time.perf_counter()
         process = subprocess.Popen([sys.executable, *wrapped], stdout=stdout)
-        _, status, usage = os.wait4(process.pid, 0)
+        _, status, usage = os.wait4(process.pid, 0)  # its usage includes the workers it waited for
         wall = time.perf_counter() - started
         if os.waitstatus_to_exitcode(status) != 0:
             raise RuntimeError(f"benchmark child failed: {what}")
         peak_kb, _, workers_kb = peak_file.read().strip().partition(" ")
-    return wall, (int(peak_kb) if peak_kb else usage.ru_maxrss) / 1024, int(workers_kb or 0) / 1024
+    return Measured(wall, usage.ru_utime + usage.ru_stime, (int(peak_kb) if peak_kb else usage.ru_maxrss) / 1024,
+                    int(workers_kb or 0) / 1024)
 
 
-def _measure(argv: list[str], what: str, stdout: int | IO[bytes] = subprocess.DEVNULL) -> tuple[float, float]:
+def _measure(argv: list[str], what: str) -> tuple[float, float]:
     """Run `python *argv` in a fresh interpreter; return (wall seconds, peak resident MB)."""
-    wall, peak, _ = _measure_workers(argv, what, stdout)
-    return wall, peak
+    measured = measure_process(argv, what)
+    return measured.wall_s, measured.peak_mb
 
 
 def _child(code: str, *args: str) -> tuple[float, float]:
@@ -92,15 +104,11 @@ def _child(code: str, *args: str) -> tuple[float, float]:
     return _measure(["-c", code, *args], f"{code.strip().splitlines()[-1]} {args}")
 
 
-def _command(*args: str, stdout: int | IO[bytes] = subprocess.DEVNULL) -> tuple[float, float]:
-    return _measure(["-m", "wismo.cli", *args], f"wismo {' '.join(args)}", stdout)
-
-
 def _summarize_json(run: Path, *options: str) -> tuple[float, float, float]:
     """`wismo summarize --json` into a file, as a user redirects it: (wall s, peak MB, output MB)."""
     with tempfile.TemporaryFile() as out:
-        wall, peak = _command("summarize", "--json", *options, str(run), stdout=out)
-        return wall, peak, out.tell() / 1e6
+        measured = measure_process(["-m", "wismo.cli", "summarize", "--json", *options, str(run)], "summarize", out)
+        return measured.wall_s, measured.peak_mb, out.tell() / 1e6
 
 
 def _runs(work: Path, sizes: list[int]) -> dict[int, Path]:
@@ -145,21 +153,23 @@ def _folder_size(folder: Path) -> int:
 
 
 def site_at_scale(work: Path, sizes: list[int], repeats: int) -> list[Figure]:
-    """build-site wall time and memory (one process per CPU, and one process), overview and whole-site size."""
+    """build-site wall and CPU time and memory (one process per CPU, and one process), overview and site size."""
     figures = []
     for size, run in _runs(work, sizes).items():
         out = work / f"site-{size}"
         goal = ("< 60 s", 60.0) if size >= 10_000 else (None, None)
         for label, options in {f"{default_jobs()} processes (default)": (), "--jobs 1": ("--jobs", "1")}.items():
             argv = ["-m", "wismo.cli", "build-site", str(run), "--out", str(out), *options]
-            samples = [_measure_workers(argv, f"build-site {size} {label}") for _ in range(repeats)]
-            figures.append(figure(f"build-site, {size:,} conversations, {label}", "s", [w for w, _, _ in samples],
-                                  *goal))
-            figures.append(figure(f"  peak memory, main process, {size:,} conversations, {label}", "MB",
-                                  [m for _, m, _ in samples]))
+            samples = [measure_process(argv, f"build-site {size} {label}") for _ in range(repeats)]
+            figures += [
+                figure(f"build-site, {size:,} conversations, {label}", "s", [m.wall_s for m in samples], *goal),
+                figure(f"  CPU time, {size:,} conversations, {label}", "s", [m.cpu_s for m in samples]),
+                figure(f"  peak memory, main process, {size:,} conversations, {label}", "MB",
+                       [m.peak_mb for m in samples]),
+            ]
             if not options:
                 figures.append(figure(f"  peak memory, largest worker, {size:,} conversations (shared pages counted)",
-                                      "MB", [m for _, _, m in samples]))
+                                      "MB", [m.worker_peak_mb for m in samples]))
         overview = (out / "index.html").stat().st_size / 1e6
         figures.append(figure(f"overview page size, {size:,} conversations", "MB", [overview], "< 1 MB", 1.0))
         figures.append(figure(f"whole site size, {size:,} conversations", "MB", [_folder_size(out) / 1e6]))
