@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("out/benchmarks"),
                         help="folder for synthetic runs and sites (reused between invocations)")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/latest.json"))
+    parser.add_argument("--merge", action="store_true",
+                        help="replace only the chosen sections in --out, keeping the others (each run is listed)")
     args = parser.parse_args(argv)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(chosen) - set(SECTIONS)
@@ -69,10 +71,15 @@ def main(argv: list[str] | None = None) -> int:
             print(item.line(), flush=True)
         results["sections"][section] = [f.to_json() for f in figures]
         print(f"({section} took {time.perf_counter() - started:.0f} s)")
-    if args.out.exists():  # what `python -m benchmarks.before_after` stored stays
-        previous = json.loads(args.out.read_text())
-        if "beforeAfter" in previous:
-            results["beforeAfter"] = previous["beforeAfter"]
+    previous = json.loads(args.out.read_text()) if args.out.exists() else {}
+    if "beforeAfter" in previous:  # what `python -m benchmarks.before_after` stored stays
+        results["beforeAfter"] = previous["beforeAfter"]
+    if args.merge and previous:
+        this_run = {key: results[key] for key in ("measuredAt", "machine", "quick")} | {"sections": chosen}
+        runs = previous.get("runs") or [{key: previous.get(key) for key in ("measuredAt", "machine", "quick")}
+                                         | {"sections": list(previous.get("sections", {}))}]
+        results = {**previous, "runs": [*runs, this_run],
+                   "sections": {**previous.get("sections", {}), **results["sections"]}}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     missed = [f["name"] for figures in results["sections"].values() for f in figures if f["met"] is False]

@@ -4,7 +4,8 @@
 temporary folder and measures both trees in turns (REF, this checkout, REF, ...), so that whatever else
 the machine is doing weighs on both alike. Each measurement runs the tree's own code in a fresh process
 (its folder as the working directory and PYTHONPATH). The figures are printed and stored under
-"beforeAfter" in the results file, beside the sections `python -m benchmarks` writes.
+"beforeAfter" in the results file, beside the sections `python -m benchmarks` writes (a later run against
+the same commit replaces the figures it measures again and keeps the others).
 """
 
 from __future__ import annotations
@@ -21,13 +22,25 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchmarks.__main__ import _machine
 from benchmarks.record_throughput import SlowModelProcess
 from benchmarks.scale import _runs, measure_process
 from benchmarks.startup import CALLS, _record, _session
 from benchmarks.stats import figure
 
 ROOT = Path(__file__).resolve().parent.parent
-MEASURES = ("servers", "record", "summarize", "site")
+MEASURES = ("servers", "provider", "record", "summarize", "site")
+
+# In a fresh interpreter, after record's own imports: creating the scripted policy, as record does first.
+SCRIPTED_PROVIDER = """
+import time
+import recorder.record
+from recorder.providers import create_provider
+from recorder.providers.base import ProviderSettings
+started = time.perf_counter()
+create_provider("scripted", ProviderSettings())
+print(time.perf_counter() - started)
+"""
 Samples = dict[str, list[float]]
 
 
@@ -55,6 +68,12 @@ def _servers(samples: Samples) -> None:
         whole, closed = asyncio.run(_session(command, label, CALLS.get(label, CALLS["granular"])))
         samples.setdefault(f"MCP session, {label} (ms)", []).append(whole)
         samples.setdefault(f"MCP server shutdown (stdin closed → exited), {label} (ms)", []).append(closed)
+
+
+def _provider(samples: Samples) -> None:
+    done = subprocess.run([sys.executable, "-c", SCRIPTED_PROVIDER], capture_output=True, text=True, check=True)
+    samples.setdefault("creating the scripted policy after record's imports (ms)", []).append(
+        float(done.stdout) * 1000)
 
 
 def _recording(url: str, folder: Path) -> Callable[[Samples], None]:
@@ -109,6 +128,8 @@ def compare(ref: str, repeats: int, chosen: list[str], work: Path) -> list[dict[
         measures: list[Callable[[Samples], None]] = []
         if "servers" in chosen:
             measures.append(_servers)
+        if "provider" in chosen:
+            measures.append(_provider)
         if "record" in chosen:
             measures.append(_recording(url, Path(temporary)))
         if "summarize" in chosen:
@@ -148,8 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     figures = compare(args.ref, args.repeats, chosen, args.work)
     results = json.loads(args.out.read_text()) if args.out.exists() else {}
     commit = subprocess.run(["git", "rev-parse", "--short", args.ref], cwd=ROOT, capture_output=True, text=True)
+    stored = results.get("beforeAfter", {})
+    if stored.get("commit") == commit.stdout.strip():  # a run of other measures against the same ref adds to it
+        names = {f["name"] for f in figures}
+        figures = [f for f in stored["figures"] if f["name"] not in names] + figures
     results["beforeAfter"] = {"measuredAt": datetime.now(UTC).isoformat(timespec="seconds"), "ref": args.ref,
-                              "commit": commit.stdout.strip(), "repeats": args.repeats, "figures": figures}
+                              "commit": commit.stdout.strip(), "machine": _machine(), "figures": figures}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {args.out}")
