@@ -15,7 +15,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-SECTIONS = ("mcp", "harness", "analysis", "site", "record")
+SECTIONS = ("mcp", "harness", "startup", "analysis", "site", "record")
 
 
 def _machine() -> dict[str, object]:
@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("out/benchmarks"),
                         help="folder for synthetic runs and sites (reused between invocations)")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/latest.json"))
+    parser.add_argument("--merge", action="store_true",
+                        help="replace only the chosen sections in --out, keeping the others (each run is listed)")
     args = parser.parse_args(argv)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(chosen) - set(SECTIONS)
@@ -48,11 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     site_sizes = [1_000] if args.quick else [1_000, 10_000]
     repeats = 1 if args.quick else 3
 
-    from benchmarks import mcp_and_harness, record_throughput, scale
+    from benchmarks import mcp_and_harness, record_throughput, scale, startup
 
     runners = {
         "mcp": lambda: mcp_and_harness.mcp_round_trip(args.quick),
         "harness": lambda: mcp_and_harness.harness_overhead(args.quick),
+        "startup": lambda: startup.startup(args.quick),
         "analysis": lambda: scale.analysis_at_scale(args.work, analysis_sizes, repeats),
         "site": lambda: scale.site_at_scale(args.work, site_sizes, repeats),
         "record": lambda: record_throughput.record_throughput([1, 4, 16], 1 if args.quick else 3),
@@ -68,6 +71,15 @@ def main(argv: list[str] | None = None) -> int:
             print(item.line(), flush=True)
         results["sections"][section] = [f.to_json() for f in figures]
         print(f"({section} took {time.perf_counter() - started:.0f} s)")
+    previous = json.loads(args.out.read_text()) if args.out.exists() else {}
+    if "beforeAfter" in previous:  # what `python -m benchmarks.before_after` stored stays
+        results["beforeAfter"] = previous["beforeAfter"]
+    if args.merge and previous:
+        this_run = {key: results[key] for key in ("measuredAt", "machine", "quick")} | {"sections": chosen}
+        runs = previous.get("runs") or [{key: previous.get(key) for key in ("measuredAt", "machine", "quick")}
+                                         | {"sections": list(previous.get("sections", {}))}]
+        results = {**previous, "runs": [*runs, this_run],
+                   "sections": {**previous.get("sections", {}), **results["sections"]}}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     missed = [f["name"] for figures in results["sections"].values() for f in figures if f["met"] is False]

@@ -8,6 +8,7 @@ to it through the official SDK. Wall time is compared with the ideal: requests Ã
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import tempfile
@@ -20,12 +21,17 @@ from recorder.linking import ToolSpec
 from recorder.providers.base import ModelRequest
 from recorder.providers.scripted import ScriptedProvider
 from recorder.record import RecordOptions, record
+from recorder.tokens import start_loading
 from wismo.loopback import FakeServer, Received, Reply
 from wismo.loopback.replies import Tokens, responses_reply
 from wismo.runformat.read import read_event_lines
 
 DELAY_S = 0.2
-_POLICY = ScriptedProvider()
+
+
+@functools.cache
+def _policy() -> ScriptedProvider:
+    return ScriptedProvider()
 
 
 def _neutral_history(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -43,26 +49,27 @@ def _neutral_history(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return history
 
 
-def slow_scripted_model(received: Received) -> Reply:
-    """Answer like the scripted policy, after DELAY_S, in the Responses API's wire format."""
+def slow_scripted_model(received: Received, delay_s: float = DELAY_S) -> Reply:
+    """Answer like the scripted policy, after delay_s, in the Responses API's wire format."""
     body = received.body
     tools = [ToolSpec(t["name"], t["description"], t["parameters"]) for t in body["tools"]]
     history = _neutral_history(body["input"])
     # The policy numbers its call ids by turn; the history length is unique per request of a conversation.
     request = ModelRequest(body["instructions"], tools, history, {}, len(history), 60)
-    output = _POLICY.next_output(request)
+    output = _policy().next_output(request)
     calls = [(o["name"], o["arguments"], o["callId"]) for o in output if o["type"] == "function_call"]
     text = next((o["text"] for o in output if o["type"] == "text"), None)
     reply = responses_reply(function_calls=calls, text=text, usage=Tokens(input=len(received.raw) // 4, output=50))
-    reply.delay_s = DELAY_S
+    reply.delay_s = delay_s
     return reply
 
 
-def serve_forever() -> None:
+def serve_forever(delay_s: float = DELAY_S) -> None:
     """Run the slow model in its own process (so it does not share the harness's GIL); print its URL."""
     import sys
 
-    with FakeServer(slow_scripted_model) as server:
+    start_loading().result()  # now, so that it never competes with the process being measured
+    with FakeServer(lambda received: slow_scripted_model(received, delay_s)) as server:
         print(server.url, flush=True)
         sys.stdin.read()  # until the parent closes the pipe
 
@@ -70,11 +77,15 @@ def serve_forever() -> None:
 class SlowModelProcess:
     """The slow loopback model as a child process, for the duration of a `with` block."""
 
+    def __init__(self, delay_s: float = DELAY_S) -> None:
+        self.delay_s = delay_s
+
     def __enter__(self) -> str:
         import subprocess
         import sys
 
-        self.process = subprocess.Popen([sys.executable, "-m", "benchmarks.record_throughput", "--serve"],
+        self.process = subprocess.Popen([sys.executable, "-m", "benchmarks.record_throughput", "--serve",
+                                         str(self.delay_s)],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.process.stdout is not None
         return self.process.stdout.readline().strip()
@@ -145,8 +156,8 @@ def record_throughput(concurrencies: list[int], repeats: int) -> list[Figure]:
 if __name__ == "__main__":
     import sys
 
-    if sys.argv[1:] == ["--serve"]:
-        serve_forever()
+    if sys.argv[1:2] == ["--serve"]:
+        serve_forever(float(sys.argv[2]) if len(sys.argv) > 2 else DELAY_S)
     else:
         for line in record_throughput([16], 1):
             print(line.line())

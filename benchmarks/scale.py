@@ -13,10 +13,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from benchmarks.stats import Figure, figure
 from benchmarks.synthetic import generate_run, record_template
+from wismo.sitegen.parallel import default_jobs
 
 # Every line parsed by read_json, as the analysis reads it (newline-delimited records, errors ignored),
 # with the schema given as the analysis gives it: left to detect the schema, read_json first samples the
@@ -32,22 +35,29 @@ print(con.execute("select count(*) from read_json(?, format='newline_delimited',
 # What `wismo summarize` and build-site do: every check, then the metrics, on one load of the run.
 VALIDATE_AND_SUMMARIZE = """
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 from analysis import analyze_runs
 [analysis] = analyze_runs([Path(sys.argv[1])])
 assert analysis.validation.passed, [c.name for c in analysis.validation.checks if not c.passed]
 assert analysis.summary is not None
 """
 
-# Runs argv[2:] (-c CODE ARGS or -m MODULE ARGS) as __main__, then writes its VmHWM in kB to argv[1].
+# `wismo summarize --json` as printed by default, and with both lists that grow with the run.
+SUMMARIZE_JSON = {"": (), " --cases --paired": ("--cases", "--paired")}
+
+# Runs argv[2:] (-c CODE ARGS or -m MODULE ARGS) as __main__, then writes to argv[1] its VmHWM in kB and
+# the largest high-water mark of the worker processes it forked (pages shared with it counted in both).
 PEAK_WRAPPER = """
-import atexit, runpy, sys
+import atexit, resource, runpy, sys
 peak_file = sys.argv[1]
 def report():
     with open("/proc/self/status") as status:
         peak = next((line.split()[1] for line in status if line.startswith("VmHWM:")), "")
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     with open(peak_file, "w") as out:
-        out.write(peak)
+        out.write(f"{peak} {workers}")
 atexit.register(report)
 mode, target, *rest = sys.argv[2:]
 sys.argv = [target if mode == "-m" else "-c", *rest]
@@ -58,18 +68,35 @@ else:
 """
 
 
-def _measure(argv: list[str], what: str) -> tuple[float, float]:
-    """Run `python *argv` in a fresh interpreter; return (wall seconds, peak resident MB)."""
+@dataclass(frozen=True)
+class Measured:
+    """One fresh process: wall time, CPU time (its workers' included), its peak memory, its largest worker's."""
+
+    wall_s: float
+    cpu_s: float
+    peak_mb: float
+    worker_peak_mb: float
+
+
+def measure_process(argv: list[str], what: str, stdout: int | IO[bytes] = subprocess.DEVNULL) -> Measured:
+    """Run `python *argv` in a fresh interpreter (in this process's folder, with its environment)."""
     with tempfile.NamedTemporaryFile("r", suffix=".peak") as peak_file:
         wrapped = ["-c", PEAK_WRAPPER, peak_file.name, *argv] if Path("/proc/self/status").exists() else argv
         started = time.perf_counter()
-        process = subprocess.Popen([sys.executable, *wrapped], stdout=subprocess.DEVNULL)
-        _, status, usage = os.wait4(process.pid, 0)
+        process = subprocess.Popen([sys.executable, *wrapped], stdout=stdout)
+        _, status, usage = os.wait4(process.pid, 0)  # its usage includes the workers it waited for
         wall = time.perf_counter() - started
         if os.waitstatus_to_exitcode(status) != 0:
             raise RuntimeError(f"benchmark child failed: {what}")
-        peak_kb = peak_file.read().strip()
-    return wall, (int(peak_kb) if peak_kb else usage.ru_maxrss) / 1024
+        peak_kb, _, workers_kb = peak_file.read().strip().partition(" ")
+    return Measured(wall, usage.ru_utime + usage.ru_stime, (int(peak_kb) if peak_kb else usage.ru_maxrss) / 1024,
+                    int(workers_kb or 0) / 1024)
+
+
+def _measure(argv: list[str], what: str) -> tuple[float, float]:
+    """Run `python *argv` in a fresh interpreter; return (wall seconds, peak resident MB)."""
+    measured = measure_process(argv, what)
+    return measured.wall_s, measured.peak_mb
 
 
 def _child(code: str, *args: str) -> tuple[float, float]:
@@ -77,8 +104,11 @@ def _child(code: str, *args: str) -> tuple[float, float]:
     return _measure(["-c", code, *args], f"{code.strip().splitlines()[-1]} {args}")
 
 
-def _command(*args: str) -> tuple[float, float]:
-    return _measure(["-m", "wismo.cli", *args], f"wismo {' '.join(args)}")
+def _summarize_json(run: Path, *options: str) -> tuple[float, float, float]:
+    """`wismo summarize --json` into a file, as a user redirects it: (wall s, peak MB, output MB)."""
+    with tempfile.TemporaryFile() as out:
+        measured = measure_process(["-m", "wismo.cli", "summarize", "--json", *options, str(run)], "summarize", out)
+        return measured.wall_s, measured.peak_mb, out.tell() / 1e6
 
 
 def _runs(work: Path, sizes: list[int]) -> dict[int, Path]:
@@ -108,6 +138,13 @@ def analysis_at_scale(work: Path, sizes: list[int], repeats: int) -> list[Figure
                    f"≤ 2 × bare scan = {2 * scan_median:.2f} s", 2 * scan_median),
             figure(f"validate + summarize peak memory, {size:,} conversations", "MB", [m for _, m in analyses]),
         ]
+        for label, options in SUMMARIZE_JSON.items():
+            printed = [_summarize_json(run, *options) for _ in range(repeats)]
+            figures += [
+                figure(f"wismo summarize --json{label}, {size:,} conversations", "s", [w for w, _, _ in printed]),
+                figure(f"  --json{label} output, {size:,} conversations", "MB", [o for _, _, o in printed]),
+                figure(f"  --json{label} peak memory, {size:,} conversations", "MB", [m for _, m, _ in printed]),
+            ]
     return figures
 
 
@@ -116,14 +153,23 @@ def _folder_size(folder: Path) -> int:
 
 
 def site_at_scale(work: Path, sizes: list[int], repeats: int) -> list[Figure]:
-    """build-site wall time, overview page size and whole-site size."""
+    """build-site wall and CPU time and memory (one process per CPU, and one process), overview and site size."""
     figures = []
     for size, run in _runs(work, sizes).items():
         out = work / f"site-{size}"
-        samples = [_command("build-site", str(run), "--out", str(out)) for _ in range(repeats)]
         goal = ("< 60 s", 60.0) if size >= 10_000 else (None, None)
-        figures.append(figure(f"build-site, {size:,} conversations", "s", [w for w, _ in samples], *goal))
-        figures.append(figure(f"build-site peak memory, {size:,} conversations", "MB", [m for _, m in samples]))
+        for label, options in {f"{default_jobs()} processes (default)": (), "--jobs 1": ("--jobs", "1")}.items():
+            argv = ["-m", "wismo.cli", "build-site", str(run), "--out", str(out), *options]
+            samples = [measure_process(argv, f"build-site {size} {label}") for _ in range(repeats)]
+            figures += [
+                figure(f"build-site, {size:,} conversations, {label}", "s", [m.wall_s for m in samples], *goal),
+                figure(f"  CPU time, {size:,} conversations, {label}", "s", [m.cpu_s for m in samples]),
+                figure(f"  peak memory, main process, {size:,} conversations, {label}", "MB",
+                       [m.peak_mb for m in samples]),
+            ]
+            if not options:
+                figures.append(figure(f"  peak memory, largest worker, {size:,} conversations (shared pages counted)",
+                                      "MB", [m.worker_peak_mb for m in samples]))
         overview = (out / "index.html").stat().st_size / 1e6
         figures.append(figure(f"overview page size, {size:,} conversations", "MB", [overview], "< 1 MB", 1.0))
         figures.append(figure(f"whole site size, {size:,} conversations", "MB", [_folder_size(out) / 1e6]))

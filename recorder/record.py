@@ -29,6 +29,7 @@ from recorder.mcp_client import ToolServer, server_command, start_servers
 from recorder.providers import create_provider
 from recorder.providers.base import Provider
 from recorder.run_manifest import build_manifest, provider_settings, request_shape
+from recorder.tokens import vocabulary_ready
 from wismo import __version__
 from wismo.errors import WismoError
 from wismo.runformat import COMPARISON_FILE, EVENTS_FILE, LOGS_DIR, MANIFEST_FILE
@@ -206,6 +207,9 @@ class _Runner:
 
     async def run_all(self, work: list[tuple[ConversationPlan, int]]) -> None:
         """Run every planned attempt; on cancellation, wait for each conversation's last line, then re-raise."""
+        # The scripted policy's vocabulary loads in a background thread during start-up; a conversation
+        # started before it is ready would count the wait (and the thread's hold on the GIL) in its time.
+        await vocabulary_ready()
         self._tasks = [asyncio.create_task(self._one(plan, attempt)) for plan, attempt in work]
         try:
             # A task cancelled by abort() is a result here, not a reason to stop waiting for the others.

@@ -27,3 +27,7 @@ def test_the_suite_explains_itself():
     done = subprocess.run([sys.executable, "-m", "benchmarks", "--help"], capture_output=True, text=True,
                           cwd=ROOT, timeout=60)
     assert done.returncode == 0 and "--only" in done.stdout and "--quick" in done.stdout
+    assert "startup" in done.stdout and "--merge" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "benchmarks.before_after", "--help"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0 and "git ref" in done.stdout and "--repeats" in done.stdout

@@ -23,7 +23,7 @@ from recorder.linking import next_links, tools_by_parameter
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.responses_wire import responses_body
 from recorder.summaries import compose_summary
-from recorder.tokens import count_tokens
+from recorder.tokens import count_tokens, start_loading, vocabulary_ready
 
 SCRIPTED_MODEL = "scripted-policy-v1"
 _ORDER_ID = re.compile(ID_PATTERNS["order"].pattern.strip("^$"))
@@ -38,13 +38,14 @@ class ScriptedProvider:
 
     def __init__(self, settings: ProviderSettings | None = None) -> None:
         self.model = (settings.model if settings and settings.model else None) or SCRIPTED_MODEL
-        count_tokens("")  # load the vocabulary now, not inside the first timed request
+        start_loading()  # in the background, while the run starts its servers and its comparison
 
     async def aclose(self) -> None:
         """Nothing to release."""
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Decide the next step from the history alone."""
+        await vocabulary_ready()  # record waited already; this is for callers that did not
         output = self.next_output(request)
         body = json.dumps(responses_body(request, self.model), ensure_ascii=False)
         generated = "".join(item.get("text") or (item["name"] + item["arguments"]) for item in output)

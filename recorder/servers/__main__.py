@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from recorder.servers import DESIGNS, build_server
+from recorder.servers import DESIGNS, build_server, serve_stdio
 from wismo.errors import WismoError
 
 
@@ -20,8 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     except WismoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    server.run("stdio")
-    return 0
+    serve_stdio(server)
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 
 from click.testing import CliRunner
 
+from analysis import summarize_runs
 from tests.analysis.test_checks import FINISHED_WITH_TOOLS, is_event
 from tests.helpers import WISMO
 from wismo.cli import cli
@@ -52,6 +54,35 @@ def test_summarize_json_is_the_dataclasses(sample_copy):
     assert [d["design"] for d in summary["designs"]] == ["granular", "focused"]
     assert summary["designs"][0]["pass_hat_k"] == {"1": 1.0, "2": 1.0, "3": 1.0}
     assert {c["metric"] for c in summary["comparisons"]} >= {"turns", "totalTokens"}
+
+
+def _asdict_json(run_dir) -> str:
+    """What `summarize --json` printed before it built its dicts directly: asdict, indented."""
+    [summary] = summarize_runs([run_dir], paired=True)
+    return json.dumps([dataclasses.asdict(summary)], indent=2, default=str) + "\n"
+
+
+def test_summarize_json_with_every_list_is_byte_for_byte_the_asdict_json(sample_copy):
+    result = CliRunner().invoke(cli, ["summarize", "--json", "--cases", "--paired", "--pretty", str(sample_copy.path)])
+    assert result.exit_code == 0, result.output
+    assert result.output == _asdict_json(sample_copy.path)
+
+
+def test_summarize_json_has_every_figure_and_leaves_out_only_the_lists_not_asked_for(sample_copy):
+    result = CliRunner().invoke(cli, ["summarize", "--json", str(sample_copy.path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("\n") == 1  # compact: one line
+    [printed] = json.loads(result.output)
+    [expected] = json.loads(_asdict_json(sample_copy.path))
+    assert printed["run"]["cases"] is None and printed["paired"] is None
+    assert len(expected["run"]["cases"]) == 7 and len(expected["paired"]) == 21
+    expected["run"]["cases"] = expected["paired"] = None
+    assert printed == expected
+
+
+def test_summarize_list_options_need_json(sample_copy):
+    result = CliRunner().invoke(cli, ["summarize", "--paired", str(sample_copy.path)])
+    assert result.exit_code == 2 and "--paired only applies to --json" in result.output
 
 
 def test_summarize_refuses_a_run_that_fails_validation(sample_copy):

@@ -197,3 +197,63 @@ def test_wismo_serve_answers_a_real_mcp_client(make_dataset):
     names, result = run(go())
     assert names == ["get_order", "get_payment", "get_reservation", "get_tracking"]
     assert json.loads(result.content[0].text)["availability"] == "unavailable"
+
+
+def _rpc(process, message: dict) -> None:
+    process.stdin.write(json.dumps(message) + "\n")
+    process.stdin.flush()
+
+
+SERVER_COMMANDS = {"python -m recorder.servers": ["-m", "recorder.servers", "granular"],
+                   "wismo serve": ["-m", "wismo.cli", "serve", "granular"]}
+
+
+@pytest.mark.parametrize("command", SERVER_COMMANDS)
+def test_a_server_exits_with_code_0_after_stdin_closes_with_every_reply_and_log_line_out(command):
+    import subprocess
+    process = subprocess.Popen([sys.executable, *SERVER_COMMANDS[command]], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _rpc(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                              "clientInfo": {"name": "test", "version": "1"}}})
+    assert json.loads(process.stdout.readline())["id"] == 1
+    _rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "get_order", "arguments": {"orderId": "ORD-10O4"}}})
+    _rpc(process, {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                   "params": {"name": "get_order", "arguments": {"orderId": "ORD-1004"}}})
+    replies = {reply["id"]: reply for reply in (json.loads(process.stdout.readline()) for _ in range(2))}
+    process.stdin.close()  # the client is done: the server must go, and leave nothing unsaid
+    assert process.wait(timeout=60) == 0
+    assert replies[2]["result"]["isError"] and not replies[3]["result"]["isError"]
+    assert process.stdout.read() == ""
+    # The SDK logs each failed tool call on stderr, which `record` keeps in runs/<run>/logs/.
+    assert "Tool 'get_order' failed" in process.stderr.read()
+
+
+def test_buffered_log_handlers_are_flushed_before_the_server_exits(tmp_path):
+    import subprocess
+    log = tmp_path / "server.log"
+    # A MemoryHandler holds its records until it is flushed (or the interpreter shuts down, which no longer runs).
+    code = ("import logging, logging.handlers, sys\n"
+            "from recorder.servers import build_server, serve_stdio\n"
+            "handler = logging.handlers.MemoryHandler(100, logging.CRITICAL, logging.FileHandler(sys.argv[1]))\n"
+            "logging.getLogger('wismo.test').addHandler(handler)\n"
+            "logging.getLogger('wismo.test').warning('written before serving, still in the buffer')\n"
+            "serve_stdio(build_server('focused'))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(log)], input="", capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert log.read_text() == "written before serving, still in the buffer\n"
+
+
+def test_a_session_that_fails_exits_with_its_traceback_and_code_1():
+    import subprocess
+    code = ("from recorder.servers import serve_stdio\n"
+            "class Broken:\n"
+            "    def run(self, transport):\n"
+            "        raise RuntimeError('the session failed')\n"
+            "serve_stdio(Broken())\n")
+    done = subprocess.run([sys.executable, "-c", code], input="", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "RuntimeError: the session failed" in done.stderr and "Traceback" in done.stderr

@@ -42,10 +42,12 @@ def report(build: SiteBuild) -> None:
               help="A reviews file exported from the review page; repeat for several. Counts show per design.")
 @click.option("--allow-mixed", is_flag=True,
               help="Allow runs on different datasets or tool definitions on one site (marked as mixed).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Processes rendering the conversation pages [default: one per CPU]; the site is the same.")
 @click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Where to find the newest run when no RUN_DIR is given.")
 def build_site_command(run_dirs: tuple[Path, ...], out_dir: Path, review_files: tuple[Path, ...],
-                       allow_mixed: bool, runs_dir: Path) -> None:
+                       allow_mixed: bool, jobs: int | None, runs_dir: Path) -> None:
     """Build the static report site from recorded runs (default: the newest run in runs/).
 
     Runs the analysis checks first: a run that fails them is shown only with its check report, never
@@ -62,7 +64,7 @@ def build_site_command(run_dirs: tuple[Path, ...], out_dir: Path, review_files: 
         wismo build-site --reviews ~/Downloads/wismo-reviews.json
     """
     dirs = list(run_dirs) or [newest_run(runs_dir)]
-    build = build_from_runs(dirs, out_dir, review_files, allow_mixed=allow_mixed)
+    build = build_from_runs(dirs, out_dir, review_files, allow_mixed=allow_mixed, jobs=jobs)
     report(build)
     if not all(v.passed for v in build.validations):
         sys.exit(1)

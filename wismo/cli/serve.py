@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from recorder.servers import DESIGNS, build_server
+from recorder.servers import DESIGNS, build_server, serve_stdio
 from wismo.cli._options import dataset_option
 
 
@@ -22,4 +22,4 @@ def serve(design: str, dataset_dir: Path | None) -> None:
 
         wismo serve granular --dataset ./my-dataset
     """
-    build_server(design, dataset_dir).run("stdio")
+    serve_stdio(build_server(design, dataset_dir))

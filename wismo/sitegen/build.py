@@ -14,12 +14,12 @@ from wismo import __version__
 from wismo.sitegen.assets import TEMPLATES_DIR, assets_dir, copy_static
 from wismo.sitegen.cases import build_case_pages
 from wismo.sitegen.checks import build_check_report
-from wismo.sitegen.context import SiteData, case_url, conversation_url, slug
-from wismo.sitegen.conversation import build_conversation_pages
+from wismo.sitegen.context import SiteData, case_url, slug
 from wismo.sitegen.errors import SiteError
 from wismo.sitegen.output import prepare_output, record_output
 from wismo.sitegen.overview import build_case_list_pages, build_overview, case_list_url
 from wismo.sitegen.pages import Link, ReviewImport, SiteNav
+from wismo.sitegen.parallel import ConversationJob, default_jobs, render_conversations, write_page
 from wismo.sitegen.review_page import build_review_pages, review_url
 from wismo.sitegen.reviews import ReviewEntry, ReviewTally, fold_reviews
 
@@ -28,11 +28,6 @@ def make_environment(templates: Path) -> Environment:
     """Jinja with autoescape on for every template, and undefined names as errors instead of blanks."""
     return Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined,
                        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-
-
-def _write(env: Environment, template: str, path: Path, root: str, **context: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(env.get_template(template).render(root=root, **context), encoding="utf-8")
 
 
 def _review_import(tally: ReviewTally | None) -> ReviewImport | None:
@@ -47,11 +42,12 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                details_by_run: Mapping[str, Sequence[ConversationDetail]], out_dir: Path,
                reviews: Sequence[ReviewEntry] | None = None,
                findings_by_run: Mapping[str, Mapping[str, list[dict[str, Any]]]] | None = None,
-               *, built_at: str | None = None, mixed: Sequence[str] = ()) -> Path:
+               *, built_at: str | None = None, mixed: Sequence[str] = (), jobs: int | None = None) -> Path:
     """Write the static site into `out_dir` and return the path of its index.html.
 
     `mixed` lists how the runs differ when they were allowed to mix datasets or tool definitions; every
-    page that compares runs then says so.
+    page that compares runs then says so. `jobs` processes render the conversation pages (default: one
+    per CPU; 1 renders everything in this process); the site is the same bytes either way.
     """
     if not validations:
         raise SiteError("no runs to build a site from")
@@ -61,6 +57,8 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     if reviews is not None:
         # Verdicts only apply to summaries that are shown, i.e. those of runs that passed validation.
         data.reviews = fold_reviews(reviews, {run_id: data.details[run_id] for run_id in data.valid_ids})
+    # Every page's data is built before any worker forks: the review pages pretty-print the tool calls
+    # that the conversation pages then reuse (data.call_views).
     overview = build_overview(data, _review_import(data.reviews))
     case_pages = build_case_pages(data)
     review_pages = build_review_pages(data)
@@ -72,20 +70,22 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                       cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
         common = {"assets": copy_static(source, out_dir), "nav": nav, "mixed": list(mixed)}
         invalid = [data.cards[run_id] for run_id in data.invalid_ids]
-        _write(env, "overview.html", out_dir / "index.html", "", page=overview, invalid_runs=invalid,
-               **common)
-        for case in case_pages:
-            _write(env, "case.html", out_dir / case_url(case.case_id), "../", page=case, invalid_runs=invalid,
-                   **common)
-        for conversation in build_conversation_pages(data):
-            _write(env, "conversation.html", out_dir / conversation_url(conversation.card.run_id,
-                                                                        conversation.conversation_id),
-                   "../../", page=conversation, **common)
-        for review in review_pages:
-            _write(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
-        _write(env, "checks.html", out_dir / "checks.html", "", page=check_report, **common)
-        for case_list in build_case_list_pages(data):
-            _write(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list, **common)
+
+        def other_pages() -> None:
+            write_page(env, "overview.html", out_dir / "index.html", "", page=overview, invalid_runs=invalid,
+                       **common)
+            for case in case_pages:
+                write_page(env, "case.html", out_dir / case_url(case.case_id), "../", page=case,
+                           invalid_runs=invalid, **common)
+            for review in review_pages:
+                write_page(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
+            write_page(env, "checks.html", out_dir / "checks.html", "", page=check_report, **common)
+            for case_list in build_case_list_pages(data):
+                write_page(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list,
+                           **common)
+
+        render_conversations(ConversationJob(env, data, out_dir, common), default_jobs() if jobs is None else jobs,
+                             meanwhile=other_pages)
     finally:
         record_output(out_dir)  # even a build that failed half-way lists what it wrote
     return out_dir / "index.html"

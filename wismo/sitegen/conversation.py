@@ -147,18 +147,31 @@ def _scale(details: list[ConversationDetail]) -> int:
     return max(((t.input_tokens or 0) + (t.output_tokens or 0) for d in details for t in d.turn_details), default=0)
 
 
-def build_conversation_pages(data: SiteData) -> Iterator[ConversationPage]:
-    """Every conversation of every run; those of a run that failed validation carry its banner (see template)."""
+def conversation_count(data: SiteData) -> int:
+    """How many conversation pages the site has (build_conversation_pages numbers them 0..count-1)."""
+    return sum(len(data.details.get(v.run.run_id, [])) for v in data.validations)
+
+
+def build_conversation_pages(data: SiteData, start: int = 0, stop: int | None = None) -> Iterator[ConversationPage]:
+    """Every conversation of every run, or those numbered start..stop-1 in that order (for one process's share).
+
+    Those of a run that failed validation carry its banner (see template).
+    """
+    stop = conversation_count(data) if stop is None else stop
+    end = 0  # the number after this run's last conversation
     for validation in data.validations:
         run_id = validation.run.run_id
+        details = data.details.get(run_id, [])
+        begin, end = end, end + len(details)
+        if end <= start or begin >= stop:
+            continue
         card = data.cards[run_id]
         cases = {c["caseId"]: c for c in validation.run.cases}
-        details = data.details.get(run_id, [])
         scale = _scale(details)
         by_case_rep: dict[tuple[str, int], list[ConversationDetail]] = {}
         for detail in details:
             by_case_rep.setdefault((detail.case_id, detail.repetition), []).append(detail)
-        for detail in details:
+        for detail in details[max(start - begin, 0):stop - begin]:
             case = cases.get(detail.case_id, {})
             pieces, notes = summary_pieces(detail.customer_summary or "",
                                            data.conversation_findings(run_id, detail.conversation_id))

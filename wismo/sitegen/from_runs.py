@@ -53,8 +53,11 @@ def newest_run(runs_dir: Path) -> Path:
 
 
 def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Sequence[Path] = (),
-                    allow_mixed: bool = False) -> SiteBuild:
-    """Validate every run, summarize the valid ones, gather their conversations, then build the site."""
+                    allow_mixed: bool = False, jobs: int | None = None) -> SiteBuild:
+    """Validate every run, summarize the valid ones, gather their conversations, then build the site.
+
+    `jobs` processes render the conversation pages (default: one per CPU).
+    """
     # Bad review files and an output folder the build may not use fail before any work.
     entries = load_reviews(review_files) if review_files else None
     check_output(out_dir)
@@ -68,7 +71,7 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
                                                     if a.details is not None}
     findings = {a.validation.run.run_id: a.findings for a in analyses if a.findings is not None}
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
-                       mixed=mixed)
+                       mixed=mixed, jobs=jobs)
     tally = None
     if entries is not None:
         shown = {s.run.run_id for s in summaries}

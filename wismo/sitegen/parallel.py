@@ -1,0 +1,107 @@
+"""The conversation pages rendered by several processes: most of a large site's build, each page independent.
+
+Workers are forked, so they inherit the site's data (about 20 KB a conversation) instead of receiving it
+pickled, and share it with this process until they touch it. Each takes a range of pages and writes them
+itself; nothing but a page count comes back. A page is the same bytes whichever process renders it: the
+same functions build it from the same data (tests compare a parallel build with a serial one).
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment
+
+from wismo.sitegen.context import SiteData, conversation_url
+from wismo.sitegen.conversation import build_conversation_pages, conversation_count
+
+MIN_PARALLEL = 400  # fewer conversation pages than this render faster in this process than with workers
+CHUNK = 250  # pages per task: enough to keep every worker busy to the end, few enough to cost little
+
+
+def write_page(env: Environment, template: str, path: Path, root: str, **context: Any) -> None:
+    """Render one template into path (its folder created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(env.get_template(template).render(root=root, **context), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class ConversationJob:
+    """What rendering conversation pages needs: the templates, the data, the folder and the shared context."""
+
+    env: Environment
+    data: SiteData
+    out_dir: Path
+    common: dict[str, Any]
+
+    def render(self, start: int, stop: int) -> int:
+        """Write the conversation pages numbered start..stop-1; return how many."""
+        written = 0
+        for page in build_conversation_pages(self.data, start, stop):
+            write_page(self.env, "conversation.html", self.out_dir / conversation_url(page.card.run_id,
+                                                                                       page.conversation_id),
+                       "../../", page=page, **self.common)
+            written += 1
+        return written
+
+
+_inherited: ConversationJob | None = None  # set before the workers fork; they find their job here
+
+
+def _render_inherited(start: int, stop: int) -> int:
+    assert _inherited is not None, "a worker must be forked after the job is set"
+    return _inherited.render(start, stop)
+
+
+def default_jobs() -> int:
+    """The CPUs this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Forking is safe here: Linux and the other Unixes, not macOS (its system libraries forbid it) or Windows."""
+    return "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
+
+
+def render_conversations(job: ConversationJob, jobs: int, meanwhile: Callable[[], None]) -> int:
+    """Write every conversation page, with `jobs` worker processes when that pays; return how many processes did.
+
+    `meanwhile` renders the site's other pages in this process while the workers render theirs.
+    """
+    total = conversation_count(job.data)
+    if jobs <= 1 or total < MIN_PARALLEL or not can_fork():
+        meanwhile()
+        job.render(0, total)
+        return 1
+    global _inherited
+    _inherited = job
+    # The site's data is millions of objects that live until the end. Frozen, the garbage collector of every
+    # process leaves them alone: a worker's collections would otherwise walk all of them (the CPU time of a
+    # build went up by half) and write to each one's header, copying the pages it shares with this process.
+    gc.freeze()
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns that forking a process with threads (DuckDB's, vl-convert's) may deadlock the
+            # child; these children only run Python and Jinja and write files, never those libraries.
+            warnings.filterwarnings("ignore", message=r".*use of fork\(\) may lead to deadlocks",
+                                    category=DeprecationWarning)
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                tasks = [pool.submit(_render_inherited, start, min(start + CHUNK, total))
+                         for start in range(0, total, CHUNK)]
+                meanwhile()
+                written = sum(task.result() for task in tasks)
+    finally:
+        _inherited = None
+        gc.unfreeze()
+    if written != total:
+        raise RuntimeError(f"the workers wrote {written} of {total} conversation pages")
+    return jobs
