@@ -8,7 +8,7 @@ itself on a large run. The two per-row lists are optional, as they grow with the
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import asdict, fields
 from typing import Any
 
 from analysis.model import DesignMetrics, RunInfo, RunSummary
@@ -42,4 +42,8 @@ def summary_to_json(summary: RunSummary, *, cases: bool = False) -> dict[str, An
         "deterministic": [_flat(order) for order in summary.deterministic],
         "deterministic_passed": summary.deterministic_passed,
         "claim_findings": summary.claim_findings,
+        # Small and of a fixed size: copied the generic way.
+        "pairs": None if summary.pairs is None else asdict(summary.pairs),
+        "faults": asdict(summary.faults),
+        "warnings": list(summary.warnings),
     }

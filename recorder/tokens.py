@@ -24,7 +24,7 @@ _loading: Future[Any] | None = None
 
 def _load(into: Future[Any]) -> None:
     try:
-        import bpe_openai  # type: ignore[import-untyped]
+        import bpe_openai
 
         encoding = bpe_openai.get_encoding(ENCODING)
         encoding.encode("")  # the vocabulary loads on first use

@@ -119,4 +119,4 @@ def test_summarize_shows_uncached_input_beside_input_and_reasoning_beside_output
     comparison = {line.split("  ")[0]: line for line in result.output.splitlines()
                   if line.startswith(("input tokens", "uncached input"))}
     # focused saves 30 % of the input, but only 9 % of what is left to pay in full with the cache
-    assert "30.0" in comparison["input tokens"] and "9.0" in comparison["uncached input"]
+    assert "30.0" in comparison["input tokens"] and "9.0" in comparison["uncached input tokens"]
