@@ -9,7 +9,7 @@ from recorder.dataset import Dataset, load_dataset
 from recorder.scorer import SCORER_VERSION, score
 from wismo.errors import RunFormatError, WismoError
 from wismo.runformat import EVENTS_FILE, SCORES_FILE
-from wismo.runformat.events import ScoreRecorded
+from wismo.runformat.events import DEFAULT_ASKS, ScoreRecorded
 from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
 from wismo.runformat.write import EventWriter
 
@@ -28,7 +28,7 @@ class RescoreResult:
 def _expectations(manifest: dict, dataset: Dataset | None) -> tuple[dict[str, dict], str]:
     if dataset is None:
         return {c["caseId"]: c["expected"] for c in manifest["cases"]}, manifest["dataset"]["hash"]
-    return {c.caseId: c.expected.model_dump(mode="json") for c in dataset.cases}, dataset.content_hash
+    return {c.caseId: c.expectation() for c in dataset.cases}, dataset.content_hash
 
 
 def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
@@ -36,6 +36,7 @@ def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
 
     Without --dataset the manifest's own expectations are used (after a scorer change); with it, the
     expectations of that dataset (after an expectation change), whose cases must cover the run's cases.
+    Only the fields each conversation was asked (its conversation_started line) are scored.
     """
     manifest = read_manifest(run_dir)
     dataset = load_dataset(dataset_dir) if dataset_dir is not None else None
@@ -53,15 +54,21 @@ def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
         for event in finished:
             key = (event["conversationId"], event["attempt"])
             case_id = started[key]["caseId"] if key in started else None
+            asks = started[key].get("asks", DEFAULT_ASKS) if key in started else DEFAULT_ASKS
             if case_id not in expectations:
                 raise WismoError(f"case {case_id!r} of {event['conversationId']} has no expectation in "
                                  f"{'the dataset given' if dataset else 'the manifest'}")
-            new = score(event.get("assessment"), expectations[case_id])
+            unexpected = [name for name in asks if name not in expectations[case_id]]
+            if unexpected:
+                raise WismoError(f"{event['conversationId']} was asked {', '.join(unexpected)}, which case "
+                                 f"{case_id} of {'the dataset given' if dataset else 'the manifest'} does not expect")
+            expected = {name: expectations[case_id][name] for name in asks}
+            new = score(event.get("assessment"), expected, asks)
             passed += new["passed"]
             if new["passed"] != event["score"]["passed"]:
                 changed.append(event["conversationId"])
             writer.write(ScoreRecorded(conversationId=event["conversationId"], attempt=event["attempt"],
-                                       caseId=case_id, expected=expectations[case_id], score=new,
+                                       caseId=case_id, expected=expected, asks=list(asks), score=new,
                                        scorerVersion=SCORER_VERSION, datasetHash=dataset_hash))
     finally:
         writer.close()

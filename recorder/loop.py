@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from recorder.dataset import DEFAULT_ASKS
 from recorder.instructions import parse_answer
 from recorder.linking import ToolSpec
 from recorder.mcp_client import ServerDied, ToolServer
@@ -60,7 +61,8 @@ class ConversationPlan:
     repetition: int
     pair_index: int
     pair_position: int
-    expected: dict[str, Any]
+    expected: dict[str, Any]  # the asked fields' expected values
+    asks: tuple[str, ...] = DEFAULT_ASKS  # the answer fields the case asks; only these are scored
 
     def to_json(self) -> dict[str, Any]:
         """As listed in the manifest's plan."""
@@ -139,7 +141,7 @@ class Conversation:
         started = time.perf_counter()
         self.log.write(ConversationStarted(caseId=plan.case_id, orderId=plan.order_id, design=plan.design,
                                            repetition=plan.repetition, pairIndex=plan.pair_index,
-                                           pairPosition=plan.pair_position))
+                                           pairPosition=plan.pair_position, asks=list(plan.asks)))
         status, budget, error, final_text, fatal = "answered", None, None, None, None
         try:
             final_text = await asyncio.wait_for(self._turns(started), timeout=self.budgets.conversation_deadline_s)
@@ -151,10 +153,10 @@ class Conversation:
 
         assessment = None
         if status == "answered":
-            assessment, parse_error = parse_answer(final_text)
+            assessment, parse_error = parse_answer(final_text, plan.asks)
             if assessment is None:
                 status, error = "invalid_answer", parse_error
-        scored = score(assessment, plan.expected)
+        scored = score(assessment, plan.expected, plan.asks)
         elapsed_ms = (time.perf_counter() - started) * 1000
         claimed = {"turns": self.tally.turns, "toolCalls": self.tally.tool_calls, **self.tally.tokens,
                    "elapsedMs": round(elapsed_ms, 3)}

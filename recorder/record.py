@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recorder.comparison import run_comparison
-from recorder.dataset import DEFAULT_DATASET_DIR, Dataset, load_dataset
-from recorder.instructions import ANSWER_SCHEMA, build_instructions
+from recorder.dataset import DEFAULT_ASKS, DEFAULT_DATASET_DIR, Dataset, load_dataset
+from recorder.instructions import ANSWER_SCHEMA, answer_schema, build_instructions
 from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
 from recorder.mcp_client import ToolServer, server_command, start_servers
 from recorder.providers import create_provider
@@ -95,7 +95,7 @@ def plan_conversations(dataset: Dataset, designs: Sequence[str], repetitions: in
                     conversation_id=f"{case.caseId}.{design}.r{repetition}", case_id=case.caseId,
                     order_id=case.orderId, question=case.question, design=design, repetition=repetition,
                     pair_index=pair_index, pair_position=position,
-                    expected=case.expected.model_dump(mode="json")))
+                    expected=case.expectation(), asks=tuple(case.asks)))
             pair_index += 1
     return plans
 
@@ -157,14 +157,17 @@ def _manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: 
         else "estimated offline with o200k_base (bpe-openai) over the Responses API request",
         "dataset": {"name": dataset.name, "folder": _dataset_reference(dataset), "hash": dataset.content_hash,
                     "clock": dataset.records.clock},
-        "cases": [case.model_dump(mode="json") for case in dataset.cases
-                  if any(p.case_id == case.caseId for p in plans)],
+        "cases": [{**case.model_dump(mode="json", include={"caseId", "orderId", "question"}),
+                   "asks": list(case.asks), "expected": case.expectation()}
+                  for case in dataset.cases if any(p.case_id == case.caseId for p in plans)],
         "designs": list(options.designs),
         "repetitions": options.repetitions,
         "concurrency": options.concurrency,
         "budgets": options.budgets.to_json(),
         "instructions": build_instructions(dataset.records.clock),
         "answerSchema": ANSWER_SCHEMA,
+        "questionKinds": [{"asks": list(asks), "instructions": build_instructions(dataset.records.clock, asks),
+                           "answerSchema": answer_schema(asks)} for asks in dict.fromkeys(p.asks for p in plans)],
         "tools": {d: [{"name": t.name, "description": t.description, "parameters": t.parameters}
                       for t in s.tool_specs()] for d, s in servers.items()},
         "toolsListed": {d: s.tools_raw for d, s in servers.items()},
@@ -203,8 +206,9 @@ class _Runner:
             if self.aborted:
                 return
             server = self.servers[plan.design]
-            conversation = Conversation(plan, self.provider, server, server.tool_specs(),
-                                        self.manifest["instructions"], self.manifest["answerSchema"], self.budgets,
+            instructions, schema = question_for(self.manifest, plan.asks)
+            conversation = Conversation(plan, self.provider, server, server.tool_specs(), instructions, schema,
+                                        self.budgets,
                                         ConversationLog(self.writer, plan.conversation_id, attempt),
                                         on_response=self.progress.response)
             outcome = await conversation.run()
@@ -217,6 +221,16 @@ class _Runner:
 
 class _Abort(Exception):
     pass
+
+
+def question_for(manifest: dict[str, Any], asks: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+    """The instructions and answer schema the manifest recorded for a case asking these fields."""
+    for kind in manifest.get("questionKinds") or []:
+        if tuple(kind["asks"]) == asks:
+            return kind["instructions"], kind["answerSchema"]
+    if asks == DEFAULT_ASKS:  # a run recorded before questionKinds existed asked only the default question
+        return manifest["instructions"], manifest["answerSchema"]
+    raise WismoError(f"the manifest records no instructions for a case asking {', '.join(asks)}")
 
 
 # A tools/call (and the server's start-up handshake) gets its own limit, apart from the model's request
@@ -303,7 +317,8 @@ def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[Con
         case = cases[entry["caseId"]]
         plans.append(ConversationPlan(entry["conversationId"], entry["caseId"], case["orderId"], case["question"],
                                       entry["design"], entry["repetition"], entry["pairIndex"],
-                                      entry["pairPosition"], case["expected"]))
+                                      entry["pairPosition"], case["expected"],
+                                      tuple(case.get("asks") or DEFAULT_ASKS)))
     return plans
 
 

@@ -16,6 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from wismo.runformat import SCHEMA_VERSION
 
+# The answer fields a case asked before cases could ask for part of the answer (`asks`).
+DEFAULT_ASKS = ["deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence"]
+
 Status = Literal["answered", "invalid_answer", "provider_error", "tool_error", "budget_exhausted", "timeout"]
 BudgetName = Literal["max_turns", "max_tool_calls", "deadline", "request_timeout"]
 ToolErrorKind = Literal["tool", "unknown_tool", "invalid_arguments", "server_died", "cancelled"]
@@ -52,10 +55,11 @@ class ResponseError(_Model):
 
 
 class Score(_Model):
-    """The five assessment fields judged against the case's expectation."""
+    """The asked answer fields judged against the case's expectation."""
 
-    fields: dict[str, bool] = _doc("per assessment field: did the answer match the expectation")
-    passed: bool = _doc("every field matched")
+    fields: dict[str, bool] = _doc("per asked answer field: did the answer match the expectation (a field "
+                                   "not asked has no entry)")
+    passed: bool = _doc("every asked field matched")
 
 
 class Claimed(_Model):
@@ -118,6 +122,8 @@ class ConversationStarted(_Model):
     repetition: int = _doc("1..repetitions")
     pairIndex: int = _doc("the (case, repetition) pair this conversation belongs to")
     pairPosition: Literal[1, 2] = _doc("1 when this design went first in its pair, else 2")
+    asks: list[str] = _doc("the answer fields the case asks (its schema holds these plus customerSummary); "
+                           "only these are scored", default_factory=lambda: list(DEFAULT_ASKS))
 
 
 class ModelRequestSent(_Model):
@@ -192,6 +198,8 @@ class ScoreRecorded(_Model):
     attempt: int = _doc("its live attempt")
     caseId: str = _doc("its case")
     expected: dict[str, Any] = _doc("the expectation it was scored against")
+    asks: list[str] = _doc("the answer fields scored (those the conversation was asked)",
+                           default_factory=lambda: list(DEFAULT_ASKS))
     score: Score = _doc("the new score")
     scorerVersion: int = _doc("the scorer's version")
     datasetHash: str = _doc("the hash of the dataset the expectation came from")

@@ -25,6 +25,7 @@ FIELD_LABELS = {
     "delayReasons": "Delay reasons",
     "deliveryEstimate": "Delivery estimate",
     "missingEvidence": "Missing evidence",
+    "paymentStatus": "Payment status",
 }
 VERDICT_LABELS = {"justified": "justified", "not_justified": "not justified", "unsure": "unsure"}
 
