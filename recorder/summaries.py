@@ -80,15 +80,20 @@ _PAYMENT_WORDS = {
 }
 
 
+def _items_phrase(order: dict[str, Any]) -> str:
+    labels = [_item_label(item) for item in order.get("items", [])]
+    return "the " + (labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1])
+
+
 def _payment_sentence(evidence: Evidence, order: dict[str, Any], derived: Derived) -> str:
     payment = evidence.records["payment"].get(order.get("paymentId", ""))
     if derived.paymentStatus == PAYMENT_MISSING or payment is None:
-        return (f"I can't find the payment record for order {order['orderId']} ({order.get('paymentId')}), so I "
-                f"can't confirm whether your payment was taken.")
+        return (f"I can't find the payment record ({order.get('paymentId')}) for {_items_phrase(order)} on order "
+                f"{order['orderId']}, so I can't confirm whether your payment was taken.")
     amount = f" of {payment['amount']} {payment['currency']}" if payment.get("amount") else ""
     words = _PAYMENT_WORDS.get(derived.paymentStatus, f"has the status {derived.paymentStatus.replace('_', ' ')}")
     reason = f" ({payment['failureReason'].replace('_', ' ')})" if payment.get("failureReason") else ""
-    return f"Your payment{amount} for order {order['orderId']} {words}{reason}."
+    return f"Your payment{amount} for {_items_phrase(order)} on order {order['orderId']} {words}{reason}."
 
 
 def compose_summary(evidence: Evidence, order_id: str, derived: Derived,
