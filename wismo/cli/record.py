@@ -100,7 +100,7 @@ def record_command(provider: str, model: str | None, base_url: str | None, api_k
 
     Example:
 
-        wismo record                                   # offline, scripted policy, 7 × 2 × 3
+        wismo record                                   # offline, scripted policy, 12 × 2 × 3
 
         wismo record --provider openai --model gpt-5.4-mini --repetitions 5
 
