@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from recorder.dataset import ASSESSMENT_FIELDS, DEFAULT_ASKS, load_dataset
+from recorder.dataset import ASSESSMENT_FIELDS, DEFAULT_ASKS, Records, load_dataset
 from recorder.evidence import FIELD_NEEDS, Evidence, derive, kinds_needed
+from recorder.generate import generate
 from recorder.instructions import answer_schema, asks_from_schema, build_instructions, parse_answer
 from recorder.lookups import Lookups, to_json_text
 from recorder.scorer import score, score_field
@@ -88,11 +89,19 @@ def _evidence(lookups: Lookups, order_id: str, kinds: tuple[str, ...]) -> Eviden
     return evidence
 
 
+def _records(which: str) -> Records:
+    if which == "default":
+        return load_dataset().records
+    raw, _ = generate(seed=5, sizes=(1, 3, 15), orders_per_size=7)  # every payment kind, every line situation
+    return Records.model_validate(raw)
+
+
+@pytest.mark.parametrize("which", ["default", "generated"])
 @pytest.mark.parametrize("field", ASSESSMENT_FIELDS)
-def test_each_field_derives_the_same_from_the_records_it_needs_as_from_all(field):
-    dataset = load_dataset()
-    lookups = Lookups(dataset.records)
-    for order in dataset.records.orders:
+def test_each_field_derives_the_same_from_the_records_it_needs_as_from_all(field, which):
+    records = _records(which)
+    lookups = Lookups(records)
+    for order in records.orders:
         everything = derive(_evidence(lookups, order.orderId, ("payment", "reservation", "tracking")), order.orderId)
         needed = derive(_evidence(lookups, order.orderId, kinds_needed((field,))), order.orderId)
         assert getattr(needed, field) == getattr(everything, field), (order.orderId, field)

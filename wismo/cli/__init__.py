@@ -17,6 +17,7 @@ from wismo.errors import WismoError
 # name -> (module, attribute), in the order `wismo --help` lists them.
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("wismo.cli.check", "check"),
+    "dataset": ("wismo.cli.dataset", "dataset_group"),
     "serve": ("wismo.cli.serve", "serve"),
     "record": ("wismo.cli.record", "record_command"),
     "score": ("wismo.cli.score", "score_command"),

@@ -38,6 +38,11 @@ def print_outcome_table(result: RunResult) -> None:
                    f"{_median([o.turns for o in outcomes], 1):>7}{_median([o.tool_calls for o in outcomes], 1):>7}"
                    f"{_median([o.input_tokens for o in outcomes]):>9}{_median([o.output_tokens for o in outcomes]):>9}"
                    f"{_median([o.elapsed_ms / 1000 for o in outcomes], 2):>8}")
+    for design, outcomes in sorted(by_design.items()):
+        stopped = sum(o.status == "budget_exhausted" for o in outcomes)
+        if stopped:  # a budget stop is the run's limit, not a wrong answer: say so
+            click.echo(f"{design}: {stopped} of {len(outcomes)} conversation(s) stopped by a budget "
+                       f"(status budget_exhausted; see --max-turns and --max-tool-calls), not by a wrong answer")
     if result.skipped:
         click.echo(f"({result.skipped} conversations were already complete and were skipped)")
     click.echo(f"\nrun folder: {result.run_dir}")
