@@ -21,7 +21,12 @@ def _sizes(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[in
 
 @click.group("dataset")
 def dataset_group() -> None:
-    """Make datasets in the two-file format (records.json, cases.json)."""
+    """Make datasets in the two-file format (records.json, cases.json).
+
+    Example:
+
+        wismo dataset generate --out datasets/study --seed 1 --lines 1,2,5,10,25,50
+    """
 
 
 @dataset_group.command("generate")
