@@ -90,3 +90,20 @@ def test_rescoring_scores_the_asked_fields_and_its_lines_validate(narrow_run, tm
     assert payment["score"] == {"fields": {"paymentStatus": True}, "passed": True}
     [validation] = validate_runs([run.path])
     assert validation.passed, [(c.name, c.rows) for c in validation.checks if c.row_count]
+
+
+def test_a_resumed_narrow_question_is_asked_the_same_fields(narrow_run, tmp_path):
+    from recorder.record import resume
+
+    run = _copy(narrow_run, tmp_path)
+    lines = run.lines()
+    cut = max(i for i, line in enumerate(lines) if '"conversation_finished"' in line and "payment-taken" in line)
+    conversation = json.loads(lines[cut])["conversationId"]
+    run.write_lines(lines[:cut] + [line for line in lines[cut + 1:] if '"run_finished"' not in line])
+    asyncio.run(resume(run.path))
+    started = [e for e in run.events() if e["type"] == "conversation_started" and e["conversationId"] == conversation]
+    assert [(e["attempt"], e["asks"]) for e in started] == [(1, ["paymentStatus"]), (2, ["paymentStatus"])]
+    [validation] = validate_runs([run.path])
+    assert validation.passed, [(c.name, c.rows) for c in validation.checks if c.row_count]
+    [summary] = summarize_runs([run.path])
+    assert all(d.passed == 3 for d in summary.designs)
