@@ -117,7 +117,7 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(tmp_path):
     live = live_attempts(lines.events)
     finished = [e for _, e in lines.events if e["type"] == "conversation_finished"
                 and live[e["conversationId"]] == e["attempt"]]
-    assert len(finished) == 42 == len({e["conversationId"] for e in finished})
+    assert len(finished) == 72 == len({e["conversationId"] for e in finished})
     assert all(e["score"]["passed"] for e in finished)
     # Every conversation finished before the kill kept its first attempt.
     assert {(c, a) for c, a in finished_before} <= {(e["conversationId"], e["attempt"]) for e in finished}
@@ -127,7 +127,7 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(tmp_path):
     [resumed] = [e for _, e in lines.events if e["type"] == "run_resumed"]
     assert resumed["alreadyComplete"] == len(finished_before)
     assert resumed["supersededAttempts"] == len(superseded)
-    assert json.loads((run / "manifest.json").read_text())["resumes"][0]["rerun"] == 42 - len(finished_before)
+    assert json.loads((run / "manifest.json").read_text())["resumes"][0]["rerun"] == 72 - len(finished_before)
 
 
 def test_a_truncated_last_line_is_kept_and_the_next_line_starts_clean(tmp_path):
