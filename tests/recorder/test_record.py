@@ -162,7 +162,7 @@ def test_a_fatal_provider_error_stops_the_run_and_resume_finishes_it(tmp_path, m
 
     fake_registry.STATE["reject"] = False
     result = asyncio.run(resume(tmp_path / "auth"))
-    assert result.skipped == 1 and len(result.outcomes) == 27
+    assert result.skipped == 1 and len(result.outcomes) == 47
 
 
 def test_wismo_score_rescoring_with_changed_expectations(tmp_path, make_dataset):

@@ -86,7 +86,7 @@ def test_the_recorded_site_in_the_browser(recorded, tmp_path, open_page):
     watch.shot("conversation")
     page.goto((site / "review.html").as_uri())
     page.wait_for_selector("body[data-review-ready='true']")
-    assert page.locator("article.review-item").count() == 28
+    assert page.locator("article.review-item").count() == 48
     watch.shot("review")
     watch.assert_clean()
 
