@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from analysis.db import RunDatabase, sql_description
-from analysis.model import CheckResult, RunInfo, RunValidation
+from analysis.model import DEFAULT_ASKS, CheckResult, RunInfo, RunValidation
 
 # Enough offending rows to see what is wrong; CheckResult.row_count keeps the true total.
 MAX_ROWS = 50
@@ -51,10 +52,17 @@ def run_info(db: RunDatabase) -> RunInfo:
         dataset_name=row["dataset_name"] or "", dataset_hash=row["dataset_hash"] or "", clock=row["clock"] or "",
         designs=list(row["designs"] or []), repetitions=int(row["repetitions"] or 0),
         instructions=row["instructions"] or "", tools=json.loads(row["tools"] or "{}"),
-        cases=json.loads(row["cases"] or "[]"), started_at=row["started_at"], finished_at=row["finished_at"],
-        budgets=json.loads(row["budgets"] or "{}"),
+        cases=[_case(raw) for raw in json.loads(row["cases"] or "[]")], started_at=row["started_at"],
+        finished_at=row["finished_at"], budgets=json.loads(row["budgets"] or "{}"),
         structured_output=json.loads(row["structured_output"]) if row["structured_output"] else None,
         tool_choice=row["tool_choice"])
+
+
+def _case(raw: dict[str, Any]) -> dict[str, Any]:
+    # SQL reads every field of the expectation (NULL where not asked); a case shows only what it asks.
+    asks = raw.get("asks") or list(DEFAULT_ASKS)
+    expected = raw.get("expected") or {}
+    return {**raw, "asks": asks, "expected": {name: expected.get(name) for name in asks}}
 
 
 def run_check(db: RunDatabase, spec: CheckSpec) -> CheckResult:

@@ -41,7 +41,8 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
         order_id=row["order_id"], design=row["design"], repetition=row["repetition"],
         pair_position=row["pair_position"], status=row["status"], budget_hit=row["budget_hit"],
         error=row["error"], passed=bool(row["passed"]),
-        field_scores={name: bool((row["field_scores"] or {}).get(name)) for name in FIELDS},
+        field_scores={name: bool(verdict) for name, verdict in (row["field_scores"] or {}).items()
+                      if name in FIELDS and verdict is not None},
         assessment=_json(row["assessment"]), customer_summary=row["customer_summary"],
         final_text=row["final_text"], turns=row["turns"], tool_calls=row["tool_calls"],
         input_tokens=row["input_tokens"], output_tokens=row["output_tokens"], cached_tokens=row["cached_tokens"],

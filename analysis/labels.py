@@ -38,4 +38,5 @@ FIELD_LABELS: dict[str, str] = {
     "delayReasons": "Delay reasons",
     "deliveryEstimate": "Delivery estimate",
     "missingEvidence": "Missing evidence",
+    "paymentStatus": "Payment status",
 }

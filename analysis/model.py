@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence")
+FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence", "paymentStatus")
+DEFAULT_ASKS = FIELDS[:5]  # what a case asks when it names no `asks` (and what every case asked before)
 # Uncached input = input - cached (what a run pays full price for); reasoning tokens are part of the output.
 METRICS = ("turns", "toolCalls", "inputTokens", "uncachedInputTokens", "outputTokens", "reasoningTokens",
            "totalTokens", "elapsedMs")
@@ -53,7 +54,7 @@ class RunInfo:
     repetitions: int
     instructions: str
     tools: dict[str, list[dict[str, Any]]]  # design -> [{name, description, parameters}] as sent
-    cases: list[dict[str, Any]]  # [{caseId, orderId, question, expected}]
+    cases: list[dict[str, Any]]  # [{caseId, orderId, question, asks, expected}]
     started_at: str | None
     finished_at: str | None
     budgets: dict[str, Any]
@@ -115,7 +116,8 @@ class DesignMetrics:
     conversations: int
     passed: int
     pass_rate: float
-    field_pass_rates: dict[str, float]  # FIELDS -> share of conversations with that field right
+    # FIELDS -> share of the conversations asked that field with it right; None when no case asked it
+    field_pass_rates: dict[str, float | None]
     status_counts: dict[str, int]
     stats: dict[str, Stat]  # METRICS -> Stat
     pass_hat_k: dict[int, float]  # k -> pass^k (tau-bench), k = 1..repetitions
@@ -283,7 +285,7 @@ class ConversationDetail:
     budget_hit: str | None
     error: str | None
     passed: bool
-    field_scores: dict[str, bool]
+    field_scores: dict[str, bool]  # the asked fields only
     assessment: dict[str, Any] | None
     customer_summary: str | None
     final_text: str | None

@@ -10,7 +10,7 @@ from recorder.dataset import Dataset, load_dataset
 from recorder.scorer import SCORER_VERSION, score
 from wismo.errors import RunFormatError, WismoError
 from wismo.runformat import EVENTS_FILE, SCORES_FILE
-from wismo.runformat.events import Score, ScoreRecorded
+from wismo.runformat.events import DEFAULT_ASKS, Score, ScoreRecorded
 from wismo.runformat.lock import run_lock
 from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
 from wismo.runformat.write import EventWriter
@@ -30,7 +30,7 @@ class RescoreResult:
 def _expectations(manifest: dict[str, Any], dataset: Dataset | None) -> tuple[dict[str, dict[str, Any]], str]:
     if dataset is None:
         return {c["caseId"]: c["expected"] for c in manifest["cases"]}, manifest["dataset"]["hash"]
-    return {c.caseId: c.expected.model_dump(mode="json") for c in dataset.cases}, dataset.content_hash
+    return {c.caseId: c.expectation() for c in dataset.cases}, dataset.content_hash
 
 
 def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
@@ -45,6 +45,7 @@ def _rescore(run_dir: Path, manifest: dict[str, Any], dataset_dir: Path | None) 
 
     Without --dataset the manifest's own expectations are used (after a scorer change); with it, the
     expectations of that dataset (after an expectation change), whose cases must cover the run's cases.
+    Only the fields each conversation was asked (its conversation_started line) are scored.
     """
     dataset = load_dataset(dataset_dir) if dataset_dir is not None else None
     expectations, dataset_hash = _expectations(manifest, dataset)
@@ -61,15 +62,22 @@ def _rescore(run_dir: Path, manifest: dict[str, Any], dataset_dir: Path | None) 
         for event in finished:
             key = (event["conversationId"], event["attempt"])
             case_id = started[key]["caseId"] if key in started else None
+            asks = started[key].get("asks", DEFAULT_ASKS) if key in started else DEFAULT_ASKS
             if case_id not in expectations:
                 raise WismoError(f"case {case_id!r} of {event['conversationId']} has no expectation in "
                                  f"{'the dataset given' if dataset else 'the manifest'}")
-            new = score(event.get("assessment"), expectations[case_id])
+            unexpected = [name for name in asks if name not in expectations[case_id]]
+            if unexpected:
+                raise WismoError(f"{event['conversationId']} was asked {', '.join(unexpected)}, which case "
+                                 f"{case_id} of {'the dataset given' if dataset else 'the manifest'} does not expect")
+            expected = {name: expectations[case_id][name] for name in asks}
+            new = score(event.get("assessment"), expected, asks)
             passed += new["passed"]
             if new["passed"] != event["score"]["passed"]:
                 changed.append(event["conversationId"])
             writer.write(ScoreRecorded(conversationId=event["conversationId"], attempt=event["attempt"],
-                                       caseId=case_id, expected=expectations[case_id], score=Score.model_validate(new),
+                                       caseId=case_id, expected=expected, asks=list(asks),
+                                       score=Score.model_validate(new),
                                        scorerVersion=SCORER_VERSION, datasetHash=dataset_hash))
     finally:
         writer.close()

@@ -13,9 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recorder.dataset import DELAY_REASONS, Dataset
+from recorder.dataset import ASSESSMENT_FIELDS, DELAY_REASONS, Dataset
 from recorder.evidence import Evidence, derive
-from recorder.instructions import ASSESSMENT_FIELDS
 from recorder.linking import ToolSpec, next_links, tools_by_parameter
 from recorder.lookups import not_found_marker
 from recorder.mcp_client import ToolServer, server_command, start_servers
@@ -203,7 +202,7 @@ def _leaks(dataset: Dataset, results: list[Any]) -> list[str]:
     """Labels that only a derivation may produce must never appear as a key or value in a tool result."""
     forbidden = set(ASSESSMENT_FIELDS) | set(DELAY_REASONS) | {"expected"}
     for case in dataset.cases:
-        forbidden.update(case.expected.missingEvidence)
+        forbidden.update(case.expected.missingEvidence or ())
     found = {s for result in results for s in _strings_and_keys(result)}
     return sorted(forbidden & found)
 
@@ -238,10 +237,11 @@ async def _compare(dataset: Dataset, servers: dict[str, ToolServer]) -> Comparis
         orders.append(OrderComparison(order.orderId, not differences, {"granular": g_bytes, "focused": f_bytes},
                                       {"granular": g_calls, "focused": f_calls}, differences))
         for case in (c for c in dataset.cases if c.orderId == order.orderId):
+            expected = case.expectation()
             for design, results in (("granular", g_results), ("focused", f_results)):
-                derived = derive(_evidence(results), order.orderId).as_dict()
-                for name in ASSESSMENT_FIELDS:
-                    got, want = derived[name], getattr(case.expected, name)
+                derived = derive(_evidence(results), order.orderId).as_dict(case.asks)
+                for name in case.asks:
+                    got, want = derived[name], expected[name]
                     same = sorted(got) == sorted(want) if isinstance(want, list) else got == want
                     if not same:
                         rule_mismatches.append(f"{case.caseId} ({design}): {name} by the rules is "

@@ -39,6 +39,15 @@ SKU_PATTERN = re.compile(r"^[A-Z0-9][A-Z0-9-]{0,39}$")
 
 DELAY_REASONS = ("stock_shortage", "carrier_delay", "payment_issue", "address_issue", "customs_hold", "other")
 EVIDENCE_KINDS = tuple(ID_PREFIXES)
+PAYMENT_STATUSES = ("captured", "authorized", "pending", "authorization_failed", "refunded")
+PAYMENT_MISSING = "missing"  # paymentStatus when the payment record cannot be retrieved
+
+# Every field of the answer contract, in the order answers and tables show them; a case asks for
+# some of them (by default the first five, the question every case asked before `asks` existed).
+ASSESSMENT_FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence",
+                     "paymentStatus")
+DEFAULT_ASKS = ASSESSMENT_FIELDS[:5]
+LIST_FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "missingEvidence")
 
 
 def id_problem(kind: str, value: object) -> str | None:
@@ -149,7 +158,7 @@ class Order(_Record):
 class Payment(_Record):
     paymentId: PaymentId
     orderId: OrderId
-    status: Literal["captured", "authorized", "pending", "authorization_failed", "refunded"]
+    status: Literal[PAYMENT_STATUSES]  # type: ignore[valid-type]
     amount: Amount
     currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
     failureReason: Text | None
@@ -240,21 +249,50 @@ def _evidence_ref(value: Any) -> Any:
 
 
 class Assessment(_Record):
-    """The five fields an answer is scored on."""
+    """The expected answer: exactly the fields its case asks (a field left out is not asked)."""
 
-    deliveredSkus: Annotated[list[Sku], AfterValidator(_unique_strings)]
-    outstandingSkus: Annotated[list[Sku], AfterValidator(_unique_strings)]
-    delayReasons: Annotated[list[Literal[DELAY_REASONS]], AfterValidator(_unique_strings)]  # type: ignore[valid-type]
-    deliveryEstimate: IsoDate | None
+    deliveredSkus: Annotated[list[Sku], AfterValidator(_unique_strings)] | None = None
+    outstandingSkus: Annotated[list[Sku], AfterValidator(_unique_strings)] | None = None
+    delayReasons: Annotated[list[Literal[DELAY_REASONS]],  # type: ignore[valid-type]
+                            AfterValidator(_unique_strings)] | None = None
+    deliveryEstimate: IsoDate | None = None
     missingEvidence: Annotated[list[Annotated[str, BeforeValidator(_evidence_ref)]],
-                               AfterValidator(_unique_strings)]
+                               AfterValidator(_unique_strings)] | None = None
+    paymentStatus: Literal[(*PAYMENT_STATUSES, PAYMENT_MISSING)] | None = None  # type: ignore[valid-type]
+
+
+def _canonical_asks(values: list[str]) -> tuple[str, ...]:
+    _unique_strings(values)
+    return tuple(sorted(values, key=ASSESSMENT_FIELDS.index))
 
 
 class Case(_Record):
     caseId: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
     orderId: OrderId
     question: Annotated[str, Field(min_length=1, max_length=2000)]
+    asks: Annotated[list[Literal[ASSESSMENT_FIELDS]], Field(min_length=1),  # type: ignore[valid-type]
+                    AfterValidator(_canonical_asks)] = DEFAULT_ASKS  # type: ignore[assignment]
     expected: Assessment
+
+    @model_validator(mode="after")
+    def _expects_what_it_asks(self) -> Case:
+        given = self.expected.model_fields_set
+        missing = [f for f in self.asks if f not in given]
+        if missing:
+            raise ValueError(f"expected: lacks {', '.join(missing)}, which the case asks")
+        extra = [f for f in ASSESSMENT_FIELDS if f in given and f not in self.asks]
+        if extra:
+            raise ValueError(f"expected: holds {', '.join(extra)}, which the case does not ask "
+                             f"(asks: {', '.join(self.asks)})")
+        nulls = [f for f in self.asks if f != "deliveryEstimate" and getattr(self.expected, f) is None]
+        if nulls:
+            raise ValueError(f"expected: {', '.join(nulls)} must not be null")
+        return self
+
+    def expectation(self) -> dict[str, Any]:
+        """The expected value of every asked field, as JSON (what a conversation is scored against)."""
+        dumped = self.expected.model_dump(mode="json")
+        return {name: dumped[name] for name in self.asks}
 
 
 class Dataset(BaseModel):
@@ -360,7 +398,7 @@ def _check_cases(cases: list[Case], records: Records) -> None:
             raise DatasetError(f"{CASES_FILE}: [{index}].orderId: order {case.orderId} is not in {RECORDS_FILE}")
         ordered = {item.sku for item in order.items}
         for field in ("deliveredSkus", "outstandingSkus"):
-            for sku in getattr(case.expected, field):
+            for sku in getattr(case.expected, field) or []:
                 if sku not in ordered:
                     raise DatasetError(
                         f"{CASES_FILE}: [{index}].expected.{field}: {sku} is not on order {case.orderId}"

@@ -1,7 +1,10 @@
-"""Evidence gathered by tool calls, and the README's rules that turn it into an assessment.
+"""Evidence gathered by tool calls, and the contract's rules (docs/dataset.md) that turn it into an assessment.
 
 Record kinds come from names only: a result of a call whose parameter is `trackingId` is a tracking
 record; inside a result, a key `tracking`/`reservations`/`payment`/`order` names its records' kind.
+FIELD_NEEDS says which kinds of record each answer field is derived from, so a narrow question
+(a case that asks only some fields) needs only those records: deriving an asked field from them
+gives what deriving it from everything gives.
 """
 
 from __future__ import annotations
@@ -10,9 +13,25 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from recorder.dataset import ASSESSMENT_FIELDS, PAYMENT_MISSING
 from recorder.linking import kind_of_parameter
 
 KINDS = ("order", "payment", "reservation", "tracking")
+# The records each answer field is derived from (the order is always read first: it holds the links).
+FIELD_NEEDS: dict[str, tuple[str, ...]] = {
+    "deliveredSkus": ("order", "tracking"),
+    "outstandingSkus": ("order", "tracking"),
+    "delayReasons": ("order", "payment", "reservation", "tracking"),
+    "deliveryEstimate": ("order", "tracking"),
+    "missingEvidence": ("order", "payment", "reservation", "tracking"),
+    "paymentStatus": ("order", "payment"),
+}
+
+
+def kinds_needed(asks: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The record kinds the asked fields are derived from, in KINDS order."""
+    needed = {kind for name in asks for kind in FIELD_NEEDS[name]}
+    return tuple(kind for kind in KINDS if kind in needed)
 _CONTAINER_KINDS = {"order": "order", "orders": "order", "payment": "payment", "payments": "payment",
                     "reservation": "reservation", "reservations": "reservation", "tracking": "tracking"}
 
@@ -64,17 +83,18 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Derived:
-    """The five assessment fields, derived from evidence by the README's rules."""
+    """Every field of the answer contract, derived from evidence by the contract's rules."""
 
     deliveredSkus: list[str]
     outstandingSkus: list[str]
     delayReasons: list[str]
     deliveryEstimate: str | None
     missingEvidence: list[str]
+    paymentStatus: str
 
-    def as_dict(self) -> dict[str, Any]:
-        """The fields in the answer contract's shape."""
-        return dict(self.__dict__)
+    def as_dict(self, asks: tuple[str, ...] | list[str] = ASSESSMENT_FIELDS) -> dict[str, Any]:
+        """The asked fields (all by default) in the answer contract's shape and order."""
+        return {name: getattr(self, name) for name in ASSESSMENT_FIELDS if name in asks}
 
 
 def _available(record: dict[str, Any]) -> bool:
@@ -91,10 +111,10 @@ def reports_delay(tracking: dict[str, Any], promised: str | None) -> bool:
 
 
 def derive(evidence: Evidence, order_id: str) -> Derived:
-    """Apply the README's rules to the evidence about one order."""
+    """Apply the contract's rules to the evidence about one order."""
     order = evidence.records["order"].get(order_id)
     if order is None:
-        return Derived([], [], [], None, sorted(evidence.missing) or [f"order:{order_id}"])
+        return Derived([], [], [], None, sorted(evidence.missing) or [f"order:{order_id}"], PAYMENT_MISSING)
     linked_tracking = [evidence.records["tracking"][t] for t in order.get("trackingIds", [])
                        if t in evidence.records["tracking"]]
     linked_reservations = [evidence.records["reservation"][r] for r in order.get("reservationIds", [])
@@ -128,4 +148,6 @@ def derive(evidence: Evidence, order_id: str) -> Derived:
     linked = {f"payment:{order.get('paymentId')}"} | {f"reservation:{r}" for r in order.get("reservationIds", [])} \
         | {f"tracking:{t}" for t in order.get("trackingIds", [])}
     missing = sorted(ref for ref in evidence.missing if ref in linked)
-    return Derived(delivered, outstanding, sorted(reasons), estimate, missing)
+    payment_status = payment["status"] if payment is not None and isinstance(payment.get("status"), str) \
+        else PAYMENT_MISSING
+    return Derived(delivered, outstanding, sorted(reasons), estimate, missing, payment_status)

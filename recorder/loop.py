@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from recorder.dataset import DEFAULT_ASKS
 from recorder.instructions import parse_answer
 from recorder.linking import ToolSpec
 from recorder.mcp_client import ServerDied, ToolServer
@@ -71,7 +72,8 @@ class ConversationPlan:
     repetition: int
     pair_index: int
     pair_position: PairPosition
-    expected: dict[str, Any]
+    expected: dict[str, Any]  # the asked fields' expected values
+    asks: tuple[str, ...] = DEFAULT_ASKS  # the answer fields the case asks; only these are scored
 
     def to_json(self) -> dict[str, Any]:
         """As listed in the manifest's plan."""
@@ -165,7 +167,7 @@ class Conversation:
         started = now_us()
         self.log.write(ConversationStarted(caseId=plan.case_id, orderId=plan.order_id, design=plan.design,
                                            repetition=plan.repetition, pairIndex=plan.pair_index,
-                                           pairPosition=plan.pair_position,
+                                           pairPosition=plan.pair_position, asks=list(plan.asks),
                                            afterAbandonedRequest=self.after_abandoned), at=started)
         status: Status = "answered"
         budget: BudgetName | None = None
@@ -195,10 +197,10 @@ class Conversation:
 
         assessment = None
         if status == "answered":
-            assessment, parse_error = parse_answer(final_text)
+            assessment, parse_error = parse_answer(final_text, plan.asks)
             if assessment is None:
                 status, error = "invalid_answer", parse_error
-        scored = score(assessment, plan.expected)
+        scored = score(assessment, plan.expected, plan.asks)
         finished = now_us()
         # Both readings stamp the lines' ts, so the claimed time is exactly what the timestamps say.
         elapsed_ms = (finished - started) / 1000

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recorder.comparison import run_comparison
-from recorder.dataset import Dataset, load_dataset
+from recorder.dataset import DEFAULT_ASKS, Dataset, load_dataset
 from recorder.fault_watch import FaultWatch
 from recorder.local_server import AbandonedRequests
 from recorder.loop import PAIR_POSITIONS, Budgets, Conversation, ConversationPlan, Outcome
@@ -166,7 +166,7 @@ def plan_conversations(dataset: Dataset, designs: Sequence[str], repetitions: in
                     conversation_id=f"{case.caseId}.{design}.r{repetition}", case_id=case.caseId,
                     order_id=case.orderId, question=case.question, design=design, repetition=repetition,
                     pair_index=pair_index, pair_position=position,
-                    expected=case.expected.model_dump(mode="json")))
+                    expected=case.expectation(), asks=tuple(case.asks)))
             pair_index += 1
     return plans
 
@@ -248,8 +248,9 @@ class _Runner:
             if self.aborted:
                 return
             server = self.servers[plan.design]
-            conversation = Conversation(plan, self.provider, server, server.tool_specs(),
-                                        self.manifest["instructions"], self.manifest["answerSchema"], self.budgets,
+            instructions, schema = question_for(self.manifest, plan.asks)
+            conversation = Conversation(plan, self.provider, server, server.tool_specs(), instructions, schema,
+                                        self.budgets,
                                         ConversationLog(self.writer, plan.conversation_id, attempt),
                                         on_response=self.progress.response, interruption=self._interruption,
                                         after_abandoned=self.abandoned.take())
@@ -269,6 +270,16 @@ class _Runner:
             stop = self.watch.observe(outcome)
             if stop is not None:
                 self.abort(stop)
+
+
+def question_for(manifest: dict[str, Any], asks: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+    """The instructions and answer schema the manifest recorded for a case asking these fields."""
+    for kind in manifest.get("questionKinds") or []:
+        if tuple(kind["asks"]) == asks:
+            return kind["instructions"], kind["answerSchema"]
+    if asks == DEFAULT_ASKS:  # a run recorded before questionKinds existed asked only the default question
+        return manifest["instructions"], manifest["answerSchema"]
+    raise WismoError(f"the manifest records no instructions for a case asking {', '.join(asks)}")
 
 
 # A tools/call gets its own limit, apart from the model's request timeout (the server's start-up has

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from recorder.attempts import ResumePlan, plan_resume
-from recorder.dataset import Dataset, load_dataset
+from recorder.dataset import DEFAULT_ASKS, Dataset, load_dataset
 from recorder.loop import Budgets, ConversationPlan
 from recorder.providers import create_provider
 from recorder.providers.base import Provider
@@ -42,7 +42,8 @@ def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[Con
         case = cases[entry["caseId"]]
         plans.append(ConversationPlan(entry["conversationId"], entry["caseId"], case["orderId"], case["question"],
                                       entry["design"], entry["repetition"], entry["pairIndex"],
-                                      entry["pairPosition"], case["expected"]))
+                                      entry["pairPosition"], case["expected"],
+                                      tuple(case.get("asks") or DEFAULT_ASKS)))
     return plans
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from recorder.dataset import DEFAULT_DATASET_DIR, Dataset
-from recorder.instructions import ANSWER_SCHEMA, build_instructions
+from recorder.instructions import ANSWER_SCHEMA, answer_schema, build_instructions
 from recorder.loop import ConversationPlan
 from recorder.mcp_client import ToolServer
 from recorder.providers import request_options
@@ -66,8 +66,9 @@ def build_manifest(run_id: str, options: RecordOptions, provider: Provider, data
         else "estimated offline with o200k_base (bpe-openai) over the Responses API request",
         "dataset": {"name": dataset.name, "folder": dataset_reference(dataset), "hash": dataset.content_hash,
                     "clock": dataset.records.clock},
-        "cases": [case.model_dump(mode="json") for case in dataset.cases
-                  if any(p.case_id == case.caseId for p in plans)],
+        "cases": [{**case.model_dump(mode="json", include={"caseId", "orderId", "question"}),
+                   "asks": list(case.asks), "expected": case.expectation()}
+                  for case in dataset.cases if any(p.case_id == case.caseId for p in plans)],
         "designs": list(options.designs),
         "repetitions": options.repetitions,
         "concurrency": options.concurrency,
@@ -75,6 +76,8 @@ def build_manifest(run_id: str, options: RecordOptions, provider: Provider, data
         **request_shape(provider),
         "instructions": build_instructions(dataset.records.clock),
         "answerSchema": ANSWER_SCHEMA,
+        "questionKinds": [{"asks": list(asks), "instructions": build_instructions(dataset.records.clock, asks),
+                           "answerSchema": answer_schema(asks)} for asks in dict.fromkeys(p.asks for p in plans)],
         "tools": {d: [{"name": t.name, "description": t.description, "parameters": t.parameters}
                       for t in s.tool_specs()] for d, s in servers.items()},
         "toolsListed": {d: s.tools_raw for d, s in servers.items()},

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from recorder.dataset import DEFAULT_ASKS, PAYMENT_MISSING
 from recorder.evidence import Derived, Evidence
 
 
@@ -69,11 +71,41 @@ def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidenc
     return f"Your {label} has not shipped yet."
 
 
-def compose_summary(evidence: Evidence, order_id: str, derived: Derived) -> str:
-    """One sentence per ordered item, then what can and cannot be said about timing."""
+_PAYMENT_WORDS = {
+    "captured": "was taken",
+    "authorized": "is authorized: the amount is reserved on your card but has not been taken yet",
+    "pending": "is still pending: it has not been taken yet",
+    "authorization_failed": "was not taken: the authorization failed",
+    "refunded": "was refunded",
+}
+
+
+def _items_phrase(order: dict[str, Any]) -> str:
+    labels = [_item_label(item) for item in order.get("items", [])]
+    if len(labels) > 3:  # a payment answer names a few items, not a whole large order
+        return f"the {len(labels)} items"
+    return "the " + (labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1])
+
+
+def _payment_sentence(evidence: Evidence, order: dict[str, Any], derived: Derived) -> str:
+    payment = evidence.records["payment"].get(order.get("paymentId", ""))
+    if derived.paymentStatus == PAYMENT_MISSING or payment is None:
+        return (f"I can't find the payment record ({order.get('paymentId')}) for {_items_phrase(order)} on order "
+                f"{order['orderId']}, so I can't confirm whether your payment was taken.")
+    amount = f" of {payment['amount']} {payment['currency']}" if payment.get("amount") else ""
+    words = _PAYMENT_WORDS.get(derived.paymentStatus, f"has the status {derived.paymentStatus.replace('_', ' ')}")
+    reason = f" ({payment['failureReason'].replace('_', ' ')})" if payment.get("failureReason") else ""
+    return f"Your payment{amount} for {_items_phrase(order)} on order {order['orderId']} {words}{reason}."
+
+
+def compose_summary(evidence: Evidence, order_id: str, derived: Derived,
+                    asks: Sequence[str] = DEFAULT_ASKS) -> str:
+    """One sentence per ordered item and what can be said about timing, then the payment when it is asked."""
     order = evidence.records["order"].get(order_id)
     if order is None:
         return f"I couldn't find order {order_id}, so I can't tell you anything about it yet."
+    if set(asks) == {"paymentStatus"}:
+        return _payment_sentence(evidence, order, derived)
     sentences = [_sentence_for(item, order, evidence, derived) for item in order["items"]]
     rest = "the remaining items" if derived.deliveredSkus else "your order"
     # With one item its own sentence already says everything about timing.
@@ -82,4 +114,6 @@ def compose_summary(evidence: Evidence, order_id: str, derived: Derived) -> str:
             sentences.append(f"The carrier's latest estimate for {rest} is {derived.deliveryEstimate}.")
         else:
             sentences.append(f"I don't have a delivery date for {rest} yet.")
+    if "paymentStatus" in asks:
+        sentences.append(_payment_sentence(evidence, order, derived))
     return " ".join(sentences)

@@ -1,7 +1,8 @@
 -- Lines of scores.jsonl (when the run has one) that do not hold: unreadable lines, another runId,
 -- a conversation attempt that is not a finished live one, a caseId that is not the conversation's,
 -- and scores that differ from a re-computation from the conversation's parsed answer and the
--- line's own `expected` (one row per differing field).
+-- line's own `expected` and `asks` (one row per differing field; a line written before `asks`
+-- existed scored the five default fields).
 WITH lines AS (
     SELECT s.*, t.conversation_id IS NOT NULL AS finished_live, t.case_id AS conversation_case,
            t.assessment
@@ -9,7 +10,10 @@ WITH lines AS (
     LEFT JOIN attempt_totals t ON t.conversation_id = s.conversationId AND t.attempt = s.attempt
                               AND t.finished_lines > 0
 ), rescored AS (
-    SELECT entry, conversationId, attempt, score, rescore_fields(assessment, expected) AS recomputed
+    SELECT entry, conversationId, attempt, score,
+           rescore_fields(assessment, expected,
+                          coalesce(asks, ['deliveredSkus', 'outstandingSkus', 'delayReasons', 'deliveryEstimate',
+                                          'missingEvidence'])) AS recomputed
     FROM lines
     WHERE readable AND type = 'score' AND finished_live
 ), compared AS (

@@ -1,8 +1,10 @@
 -- Stored scores (conversation_finished.score) that differ from a re-computation, by the rules of
 -- recorder/scorer.py (scoring.sql), from the parsed answer (assessment) and the case's expectation
--- in the manifest: one row per differing field, `passed` included.
+-- in the manifest, scoring only the fields the case asks: one row per differing field, `passed`
+-- included.
 WITH rescored AS (
-    SELECT t.conversation_id, t.attempt, t.stored_score, rescore_fields(t.assessment, c.expected) AS recomputed
+    SELECT t.conversation_id, t.attempt, t.stored_score,
+           rescore_fields(t.assessment, c.expected, c.asks) AS recomputed
     FROM attempt_totals t
     LEFT JOIN cases c USING (case_id)
     WHERE t.finished_lines > 0

@@ -38,18 +38,23 @@ FROM (SELECT json_transform(content, '{
         "structuredOutput": {"requested": "VARCHAR", "used": "VARCHAR",
                              "fallbacks": [{"rejected": "VARCHAR", "reason": "VARCHAR", "at": "VARCHAR"}]},
         "toolChoice": "VARCHAR",
-        "cases": [{"caseId": "VARCHAR", "orderId": "VARCHAR", "question": "VARCHAR",
+        "cases": [{"caseId": "VARCHAR", "orderId": "VARCHAR", "question": "VARCHAR", "asks": ["VARCHAR"],
                    "expected": {"deliveredSkus": ["VARCHAR"], "outstandingSkus": ["VARCHAR"],
                                 "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR",
-                                "missingEvidence": ["VARCHAR"]}}],
+                                "missingEvidence": ["VARCHAR"], "paymentStatus": "VARCHAR"}}],
         "plan": [{"conversationId": "VARCHAR", "caseId": "VARCHAR", "design": "VARCHAR",
                   "repetition": "BIGINT", "pairIndex": "BIGINT", "pairPosition": "BIGINT"}]}') AS m
       FROM read_text(getvariable('run_dir') || '/manifest.json'));
 
 SET VARIABLE run_id = (SELECT run_id FROM run_manifest);
 
+-- `asks` names the answer fields a case asks (only those are scored); a manifest written before
+-- cases could ask for part of the answer has none, and its cases asked the five default fields.
 CREATE OR REPLACE TABLE cases AS
-SELECT c.caseId AS case_id, c.orderId AS order_id, c.expected, i AS case_order
+SELECT c.caseId AS case_id, c.orderId AS order_id, c.expected,
+       coalesce(c.asks, ['deliveredSkus', 'outstandingSkus', 'delayReasons', 'deliveryEstimate',
+                         'missingEvidence']) AS asks,
+       i AS case_order
 FROM (SELECT unnest(cases) AS c, generate_subscripts(cases, 1) AS i FROM run_manifest);
 
 CREATE OR REPLACE TABLE plan AS
@@ -194,9 +199,10 @@ CREATE OR REPLACE TABLE score_lines (
     readable BOOLEAN, entry BIGINT, type VARCHAR, runId VARCHAR, ts VARCHAR, conversationId VARCHAR,
     attempt BIGINT, caseId VARCHAR,
     expected STRUCT(deliveredSkus VARCHAR[], outstandingSkus VARCHAR[], delayReasons VARCHAR[],
-                    deliveryEstimate VARCHAR, missingEvidence VARCHAR[]),
+                    deliveryEstimate VARCHAR, missingEvidence VARCHAR[], paymentStatus VARCHAR),
+    asks VARCHAR[],
     score STRUCT(fields STRUCT(deliveredSkus BOOLEAN, outstandingSkus BOOLEAN, delayReasons BOOLEAN,
-                 deliveryEstimate BOOLEAN, missingEvidence BOOLEAN), passed BOOLEAN),
+                 deliveryEstimate BOOLEAN, missingEvidence BOOLEAN, paymentStatus BOOLEAN), passed BOOLEAN),
     scorerVersion BIGINT, datasetHash VARCHAR);
 CREATE OR REPLACE TABLE claim_lines (
     readable BOOLEAN, entry BIGINT, type VARCHAR, runId VARCHAR, ts VARCHAR, conversationId VARCHAR,

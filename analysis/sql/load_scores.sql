@@ -9,7 +9,8 @@ FROM read_json(getvariable('run_dir') || '/scores.jsonl', format = 'newline_deli
     v: 'JSON', type: 'VARCHAR', runId: 'VARCHAR', ts: 'VARCHAR', conversationId: 'VARCHAR',
     attempt: 'BIGINT', caseId: 'VARCHAR',
     expected: 'STRUCT(deliveredSkus VARCHAR[], outstandingSkus VARCHAR[], delayReasons VARCHAR[],
-               deliveryEstimate VARCHAR, missingEvidence VARCHAR[])',
+               deliveryEstimate VARCHAR, missingEvidence VARCHAR[], paymentStatus VARCHAR)',
+    asks: 'VARCHAR[]',
     score: 'STRUCT(fields STRUCT(deliveredSkus BOOLEAN, outstandingSkus BOOLEAN, delayReasons BOOLEAN,
-            deliveryEstimate BOOLEAN, missingEvidence BOOLEAN), passed BOOLEAN)',
+            deliveryEstimate BOOLEAN, missingEvidence BOOLEAN, paymentStatus BOOLEAN), passed BOOLEAN)',
     scorerVersion: 'BIGINT', datasetHash: 'VARCHAR'});

@@ -1,12 +1,15 @@
 -- Per design (in the manifest's order): finished conversations, how many passed, the pass rate
--- overall and per answer field, and how many conversations ended in each status.
+-- overall and per answer field, and how many conversations ended in each status. A field's rate is
+-- over the conversations whose case asks it (a field not asked is neither right nor wrong); NULL
+-- when no case of the design asks it.
 SELECT c.design, count(*) AS conversations, count_if(c.passed) AS passed,
        count_if(c.passed) / count(*) AS pass_rate,
-       count_if(c.score.fields.deliveredSkus) / count(*) AS deliveredSkus,
-       count_if(c.score.fields.outstandingSkus) / count(*) AS outstandingSkus,
-       count_if(c.score.fields.delayReasons) / count(*) AS delayReasons,
-       count_if(c.score.fields.deliveryEstimate) / count(*) AS deliveryEstimate,
-       count_if(c.score.fields.missingEvidence) / count(*) AS missingEvidence,
+       count_if(c.score.fields.deliveredSkus) / count(c.score.fields.deliveredSkus) AS deliveredSkus,
+       count_if(c.score.fields.outstandingSkus) / count(c.score.fields.outstandingSkus) AS outstandingSkus,
+       count_if(c.score.fields.delayReasons) / count(c.score.fields.delayReasons) AS delayReasons,
+       count_if(c.score.fields.deliveryEstimate) / count(c.score.fields.deliveryEstimate) AS deliveryEstimate,
+       count_if(c.score.fields.missingEvidence) / count(c.score.fields.missingEvidence) AS missingEvidence,
+       count_if(c.score.fields.paymentStatus) / count(c.score.fields.paymentStatus) AS paymentStatus,
        histogram(c.status) AS status_counts
 FROM conversations c, run_manifest m
 GROUP BY c.design, m.designs

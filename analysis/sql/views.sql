@@ -31,11 +31,12 @@ SELECT g.* EXCLUDE (assessment_json, score_json, claimed_json, started_ts, finis
        try_cast(g.started_ts AS TIMESTAMPTZ) AS started_at,
        try_cast(g.finished_ts AS TIMESTAMPTZ) AS finished_at,
        json_transform(g.assessment_json, '{"deliveredSkus": ["VARCHAR"], "outstandingSkus": ["VARCHAR"],
-           "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR", "missingEvidence": ["VARCHAR"]}')
-           AS assessment,
+           "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR", "missingEvidence": ["VARCHAR"],
+           "paymentStatus": "VARCHAR"}') AS assessment,
+       -- a field the case did not ask has no entry in the stored score: it reads as NULL
        json_transform(g.score_json, '{"fields": {"deliveredSkus": "BOOLEAN", "outstandingSkus": "BOOLEAN",
-           "delayReasons": "BOOLEAN", "deliveryEstimate": "BOOLEAN", "missingEvidence": "BOOLEAN"},
-           "passed": "BOOLEAN"}') AS stored_score,
+           "delayReasons": "BOOLEAN", "deliveryEstimate": "BOOLEAN", "missingEvidence": "BOOLEAN",
+           "paymentStatus": "BOOLEAN"}, "passed": "BOOLEAN"}') AS stored_score,
        json_transform(g.claimed_json, '{"turns": "BIGINT", "toolCalls": "BIGINT", "inputTokens": "BIGINT",
            "outputTokens": "BIGINT", "cachedTokens": "BIGINT", "reasoningTokens": "BIGINT",
            "elapsedMs": "DOUBLE", "elapsedExact": "BOOLEAN"}') AS claimed

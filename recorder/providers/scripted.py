@@ -1,12 +1,14 @@
 """The offline default: a deterministic policy, NOT a language model.
 
-It reads only what a model would see (the tool list and the history) and keeps no state between
-requests. Turn 1 calls the tool that takes `orderId`, with the order ID found in the customer's
-question. Every later turn calls, concurrently, every tool whose parameter name matches an ID field
-in the results so far (`paymentId` → the tool taking `paymentId`, `reservationIds[]` → one call per
-ID to the tool taking `reservationId`), until nothing new is linked; then it answers with the
-assessment the README's rules derive and a summary built from the evidence. Token counts are an
-offline o200k_base estimate over the request as the Responses API would receive it.
+It reads only what a model would see (the tool list, the answer schema and the history) and keeps no
+state between requests. Turn 1 calls the tool that takes `orderId`, with the order ID found in the
+customer's question. Every later turn calls, concurrently, every tool whose parameter name matches an
+ID field in the results so far (`paymentId` → the tool taking `paymentId`, `reservationIds[]` → one
+call per ID to the tool taking `reservationId`) and whose kind of record the asked fields need (the
+answer schema says which fields are asked; recorder.evidence.FIELD_NEEDS which records they come
+from: a payment question follows only the payment), until nothing new is linked; then it answers
+with the asked fields as the contract's rules derive them and a summary built from the evidence.
+Token counts are an offline o200k_base estimate over the request as the Responses API would receive it.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import json
 import re
 from typing import Any
 
-from recorder.dataset import ID_PATTERNS
-from recorder.evidence import Evidence, derive
-from recorder.instructions import ANSWER_FIELDS
+from recorder.dataset import DEFAULT_ASKS, ID_PATTERNS, PAYMENT_MISSING
+from recorder.evidence import Evidence, derive, kinds_needed
+from recorder.instructions import asks_from_schema
 from recorder.linking import next_links, tools_by_parameter
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.responses_wire import responses_body
@@ -76,7 +78,8 @@ class ScriptedProvider:
             if not output.get("isError"):
                 with contextlib.suppress(json.JSONDecodeError):
                     results.append(json.loads(output["output"]))
-        links = next_links(request.tools, results, made)
+        needed = kinds_needed(_asks(request))
+        links = [link for link in next_links(request.tools, results, made) if link.kind in needed]
         if links:
             return [_call(request.turn, index, link.tool, {link.parameter: link.value})
                     for index, link in enumerate(links, start=1)]
@@ -87,7 +90,7 @@ class ScriptedProvider:
         order_tool = tools_by_parameter(request.tools).get("orderId")
         match = _ORDER_ID.search(question)
         if order_tool is None or match is None:
-            return [_text(json.dumps({**_empty_answer(), "customerSummary":
+            return [_text(json.dumps({**_empty_answer(_asks(request)), "customerSummary":
                                       "I couldn't look up this order, so I can't tell you where it is."}))]
         return [_call(request.turn, 1, order_tool, {"orderId": match.group(0)})]
 
@@ -96,13 +99,20 @@ class ScriptedProvider:
         match = _ORDER_ID.search(question)
         order_id = match.group(0) if match else ""
         derived = derive(evidence, order_id)
-        answer = {**derived.as_dict(), "customerSummary": compose_summary(evidence, order_id, derived)}
-        return _text(json.dumps({field: answer[field] for field in ANSWER_FIELDS}, ensure_ascii=False))
+        asks = _asks(request)
+        answer = {**derived.as_dict(asks), "customerSummary": compose_summary(evidence, order_id, derived, asks)}
+        return _text(json.dumps(answer, ensure_ascii=False))
 
 
-def _empty_answer() -> dict[str, Any]:
-    return {"deliveredSkus": [], "outstandingSkus": [], "delayReasons": [], "deliveryEstimate": None,
-            "missingEvidence": []}
+def _asks(request: ModelRequest) -> tuple[str, ...]:
+    # A schema naming no contract field (a bare test schema) asks the default question.
+    return asks_from_schema(request.answer_schema) or DEFAULT_ASKS
+
+
+def _empty_answer(asks: tuple[str, ...]) -> dict[str, Any]:
+    empty = {"deliveredSkus": [], "outstandingSkus": [], "delayReasons": [], "deliveryEstimate": None,
+             "missingEvidence": [], "paymentStatus": PAYMENT_MISSING}
+    return {name: empty[name] for name in asks}
 
 
 def _call(turn: int, index: int, tool: str, arguments: dict[str, str]) -> dict[str, Any]:

@@ -40,7 +40,7 @@ def test_per_design_figures_match_the_hand_computation(hand_summary):
     assert (granular.conversations, granular.passed, granular.pass_rate) == (4, 3, 0.75)
     assert (focused.conversations, focused.passed, focused.pass_rate) == (4, 3, 0.75)
     assert granular.field_pass_rates == {"deliveredSkus": 0.75, "outstandingSkus": 1.0, "delayReasons": 1.0,
-                                         "deliveryEstimate": 1.0, "missingEvidence": 1.0}
+                                         "deliveryEstimate": 1.0, "missingEvidence": 1.0, "paymentStatus": None}
     assert granular.status_counts == {"answered": 4}
     # granular: turns 3,3,4,2; calls 4,4,5,1; input 600,650,1000,250; output 60,60,40,20;
     # total 660,710,1040,270; elapsed 30,34,50,20

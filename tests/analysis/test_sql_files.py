@@ -95,3 +95,12 @@ def test_number_lines_runs_as_it_is(tmp_path):
     con.execute(sql_text("number_lines.sql")).fetchall()
     lines = len(Path(SAMPLE_RUN / "events.jsonl").read_text().splitlines())
     assert con.execute("SELECT line_no FROM malformed_lines ORDER BY 1").fetchall() == [(lines + 1,), (lines + 2,)]
+
+
+def test_the_turn_usage_files_run_as_they_are():
+    rows = run_with_python_api([*SETUP, "load_turn_usage.sql"], "turn_usage_rows.sql")
+    responses = sum('"model_response"' in line for line in (SAMPLE_RUN / "events.jsonl").read_text().splitlines())
+    assert len(rows) == responses  # the sample run has no superseded attempt: every response counts
+    cli = duckdb_cli()
+    if cli:
+        assert len(run_with_cli(cli, [*SETUP, "load_turn_usage.sql"], "turn_usage_rows.sql")) - 1 == len(rows)

@@ -108,6 +108,24 @@ def test_check_flags_expectations_that_disagree_with_the_rules(tmp_path, make_da
            'cases.json expects "2026-10-07"' in done.stdout
 
 
+def test_check_derives_the_payment_status_and_missing_when_the_record_is_gone(tmp_path, make_dataset):
+    from tests.helpers import default_cases, default_records
+    records, cases = default_records(), default_cases()
+    records["payments"] = [p for p in records["payments"] if p["paymentId"] != "PAY-1001"]
+    payment_taken = next(c for c in cases if c["caseId"] == "payment-taken")
+    payment_taken["expected"]["paymentStatus"] = "missing"
+    cases = [c for c in cases if c["orderId"] != "ORD-1001" or c is payment_taken]  # the others expect a payment
+    done = wismo("check", "--dataset", str(make_dataset(records=records, cases=cases)), "--out", "c.json",
+                 cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    payment_taken["expected"]["paymentStatus"] = "captured"
+    done = wismo("check", "--dataset", str(make_dataset(records=records, cases=cases)), "--out", "c.json",
+                 cwd=tmp_path)
+    assert done.returncode == 1
+    assert 'payment-taken (focused): paymentStatus by the rules is "missing", cases.json expects "captured"' \
+        in done.stdout
+
+
 def test_check_reports_a_bad_dataset_without_a_traceback(tmp_path, make_dataset):
     from tests.helpers import default_records
     records = default_records()

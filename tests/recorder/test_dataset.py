@@ -7,16 +7,21 @@ import re
 
 import pytest
 
-from recorder.dataset import DatasetError, load_dataset, load_records
+from recorder.dataset import DEFAULT_ASKS, DatasetError, load_dataset, load_records
 from tests.helpers import default_cases, default_records
 
 
-def test_default_dataset_loads_seven_cases():
+def test_default_dataset_loads_its_cases_and_question_kinds():
     dataset = load_dataset()
     assert dataset.name == "default"
     assert [c.caseId for c in dataset.cases] == [
         "delivered-on-time", "carrier-delay", "status-lags-carrier", "partial-delivery",
-        "tracking-unavailable", "payment-declined", "missing-warehouse-record"]
+        "tracking-unavailable", "payment-declined", "missing-warehouse-record",
+        "has-everything-arrived", "when-rest-arrives", "when-webcam-arrives", "payment-not-taken", "payment-taken"]
+    kinds = {c.asks for c in dataset.cases}
+    assert kinds == {DEFAULT_ASKS, ("deliveredSkus", "outstandingSkus"), ("outstandingSkus", "deliveryEstimate"),
+                     ("paymentStatus",)}
+    assert dataset.case("payment-not-taken").expectation() == {"paymentStatus": "authorization_failed"}
     assert dataset.records.clock == "2026-10-08T12:00:00+00:00"
     assert dataset.content_hash.startswith("sha256:") and len(dataset.content_hash) == 71
     assert all(len(order.items) <= 2 for order in dataset.records.orders)
@@ -83,11 +88,37 @@ def _cases_error(make_dataset, mutate) -> str:
      "cases.json: [0].expected.deliveredSkus: lists the same value twice"),
     (lambda c: c[0]["expected"].__setitem__("outstandingSkus", ["MONITOR-27"]),
      "cases.json: [0].expected.outstandingSkus: MONITOR-27 is not on order ORD-1001"),
-    (lambda c: c.append(dict(c[0])), "cases.json: [7].caseId: delivered-on-time appears twice"),
+    (lambda c: c.append(dict(c[0])), "cases.json: [12].caseId: delivered-on-time appears twice"),
     (lambda c: c[3].pop("question"), "cases.json: [3].question: is required"),
+    (lambda c: c[0].__setitem__("asks", ["deliveredSkus", "arrivalTime"]), "cases.json: [0].asks[1]: must be one of"),
+    (lambda c: c[0].__setitem__("asks", []), "cases.json: [0].asks: must not be empty"),
+    (lambda c: c[0].__setitem__("asks", ["deliveredSkus", "deliveredSkus"]),
+     "cases.json: [0].asks: lists the same value twice"),
+    (lambda c: c[0].__setitem__("asks", ["deliveredSkus", "paymentStatus"]),
+     "cases.json: [0].expected: lacks paymentStatus, which the case asks"),
+    (lambda c: c[11]["expected"].__setitem__("deliveredSkus", []),
+     "cases.json: [11].expected: holds deliveredSkus, which the case does not ask (asks: paymentStatus)"),
+    (lambda c: c[11]["expected"].__setitem__("paymentStatus", "charged"),
+     "cases.json: [11].expected.paymentStatus: must be one of"),
+    (lambda c: c[7]["expected"].__setitem__("outstandingSkus", None),
+     "cases.json: [7].expected: outstandingSkus must not be null"),
 ])
 def test_bad_cases_are_named_by_path(make_dataset, mutate, message):
     assert message in _cases_error(make_dataset, mutate)
+
+
+def test_a_case_without_asks_asks_the_default_question(make_dataset):
+    cases = default_cases()
+    assert "asks" not in cases[0]
+    dataset = load_dataset(make_dataset(cases=cases))
+    assert dataset.cases[0].asks == DEFAULT_ASKS
+    assert list(dataset.cases[0].expectation()) == list(DEFAULT_ASKS)
+
+
+def test_asks_are_kept_in_the_contract_s_order(make_dataset):
+    cases = default_cases()
+    cases[8]["asks"] = ["deliveryEstimate", "outstandingSkus"]
+    assert load_dataset(make_dataset(cases=cases)).cases[8].asks == ("outstandingSkus", "deliveryEstimate")
 
 
 def test_invalid_json_names_line_and_column(make_dataset):

@@ -123,7 +123,7 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(tmp_path):
     live = live_attempts(lines.events)
     finished = [e for _, e in lines.events if e["type"] == "conversation_finished"
                 and live[e["conversationId"]] == e["attempt"]]
-    assert len(finished) == 42 == len({e["conversationId"] for e in finished})
+    assert len(finished) == 72 == len({e["conversationId"] for e in finished})
     assert all(e["score"]["passed"] for e in finished)
     # Every conversation finished before the kill kept its first attempt.
     assert {(c, a) for c, a in finished_before} <= {(e["conversationId"], e["attempt"]) for e in finished}
@@ -133,7 +133,7 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(tmp_path):
     [resumed] = [e for _, e in lines.events if e["type"] == "run_resumed"]
     assert resumed["alreadyComplete"] == len(finished_before)
     assert resumed["supersededAttempts"] == len(superseded)
-    assert json.loads((run / "manifest.json").read_text())["resumes"][0]["rerun"] == 42 - len(finished_before)
+    assert json.loads((run / "manifest.json").read_text())["resumes"][0]["rerun"] == 72 - len(finished_before)
 
 
 def test_a_truncated_last_line_is_kept_and_the_next_line_starts_clean(tmp_path):
@@ -169,7 +169,7 @@ def test_a_fatal_provider_error_stops_the_run_and_resume_finishes_it(tmp_path, m
     fake_registry.STATE["reject"] = False
     result = asyncio.run(resume(tmp_path / "auth"))
     # The conversation the 401 ended is a fault: fixing the key and resuming runs it again.
-    assert result.skipped == 0 and len(result.outcomes) == 28
+    assert result.skipped == 0 and len(result.outcomes) == 48
     events = [e for _, e in read_event_lines(tmp_path / "auth" / "events.jsonl").events]
     [mark] = [e for e in events if e["type"] == "attempt_superseded"]
     assert mark["attempt"] == 1 and "provider_error" in mark["reason"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from recorder.dataset import load_dataset
-from recorder.instructions import ANSWER_SCHEMA, build_instructions
+from recorder.instructions import answer_schema, build_instructions
 from recorder.loop import Budgets, Conversation
 from recorder.mcp_client import ToolServer
 from recorder.providers.scripted import ScriptedProvider
@@ -39,7 +39,7 @@ def default_run(tmp_path_factory) -> Path:
 def test_every_case_passes_in_both_designs(default_run):
     finished = [e for events in conversations(default_run).values() for e in events
                 if e["type"] == "conversation_finished"]
-    assert len(finished) == 14
+    assert len(finished) == 24
     assert all(e["status"] == "answered" and e["score"]["passed"] for e in finished), \
         [e["conversationId"] for e in finished if not e["score"]["passed"]]
 
@@ -53,6 +53,38 @@ def test_partial_delivery_needs_three_turns_and_five_calls_granular_two_and_one_
     # The second granular turn asks for payment, both reservations and the tracking at once.
     second = [e for e in by_id["partial-delivery.granular.r1"] if e["type"] == "tool_call" and e["turn"] == 2]
     assert sorted(e["name"] for e in second) == ["get_payment", "get_reservation", "get_reservation", "get_tracking"]
+
+
+def test_a_payment_question_follows_only_the_payment_granular_and_reads_everything_focused(default_run):
+    by_id = conversations(default_run)
+    calls = {design: [(e["name"], json.loads(e["arguments"])) for e in by_id[f"payment-taken.{design}.r1"]
+                      if e["type"] == "tool_call"] for design in ("granular", "focused")}
+    assert calls["granular"] == [("get_order", {"orderId": "ORD-1001"}), ("get_payment", {"paymentId": "PAY-1001"})]
+    assert calls["focused"] == [("get_order_support_context", {"orderId": "ORD-1001"})]
+    started = next(e for e in by_id["payment-taken.granular.r1"] if e["type"] == "conversation_started")
+    finished = next(e for e in by_id["payment-taken.granular.r1"] if e["type"] == "conversation_finished")
+    assert started["asks"] == ["paymentStatus"]
+    assert finished["score"] == {"fields": {"paymentStatus": True}, "passed": True}
+    assert set(finished["assessment"]) == {"paymentStatus", "customerSummary"}
+
+
+def test_an_arrival_question_follows_the_tracking_but_not_the_payment_or_reservations(default_run):
+    names = [e["name"] for e in conversations(default_run)["has-everything-arrived.granular.r1"]
+             if e["type"] == "tool_call"]
+    assert names == ["get_order", "get_tracking"]
+
+
+def test_the_manifest_records_what_each_question_kind_received(default_run):
+    manifest = json.loads((default_run / "manifest.json").read_text())
+    kinds = {tuple(k["asks"]): k for k in manifest["questionKinds"]}
+    assert set(kinds) == {tuple(c["asks"]) for c in manifest["cases"]} and len(kinds) == 4
+    payment = kinds[("paymentStatus",)]
+    assert payment["answerSchema"]["required"] == ["paymentStatus", "customerSummary"]
+    assert "its payment" in payment["instructions"] and "deliveredSkus" not in payment["instructions"]
+    case = next(c for c in manifest["cases"] if c["caseId"] == "payment-taken")
+    assert case["asks"] == ["paymentStatus"] and case["expected"] == {"paymentStatus": "captured"}
+    # the default question's instructions and schema stay at the top, as before
+    assert kinds[tuple(manifest["cases"][0]["asks"])]["instructions"] == manifest["instructions"]
 
 
 def test_input_tokens_grow_turn_by_turn_and_are_marked_estimated(default_run):
@@ -77,7 +109,7 @@ def test_a_dataset_with_other_ids_and_skus(tmp_path, make_dataset):
     records, cases = renamed_dataset()
     folder = make_dataset(records=records, cases=cases)
     result = asyncio.run(record(RecordOptions(repetitions=1, dataset_dir=folder, out_dir=tmp_path, run_id="renamed")))
-    assert len(result.outcomes) == 14 and all(o.passed for _, o in result.outcomes)
+    assert len(result.outcomes) == 24 and all(o.passed for _, o in result.outcomes)
     calls = [e for events in conversations(result.run_dir).values() for e in events if e["type"] == "tool_call"]
     assert any("RSV-5004-B" in e["arguments"] for e in calls)
     assert not any("-10" in e["arguments"] for e in calls)
@@ -128,9 +160,9 @@ def test_tool_names_are_never_assumed(tmp_path):
             for plan in plan_conversations(dataset, ["granular"], 1):
                 log = ConversationLog(writer, plan.conversation_id, 1)
                 outcomes.append(await Conversation(plan, ScriptedProvider(), server, server.tool_specs(),
-                                                   build_instructions(dataset.records.clock), ANSWER_SCHEMA,
-                                                   Budgets(), log).run())
+                                                   build_instructions(dataset.records.clock, plan.asks),
+                                                   answer_schema(plan.asks), Budgets(), log).run())
         return outcomes
     outcomes = asyncio.run(go())
-    assert len(outcomes) == 7 and all(o.passed for o in outcomes)
-    assert [o.tool_calls for o in outcomes] == [6, 4, 4, 5, 4, 3, 5]
+    assert len(outcomes) == 12 and all(o.passed for o in outcomes)
+    assert [o.tool_calls for o in outcomes] == [6, 4, 4, 5, 4, 3, 5, 2, 2, 2, 2, 2]

@@ -18,7 +18,7 @@ def wismo(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
-    """One offline run, 7 cases × 2 designs × 2 repetitions."""
+    """One offline run, 12 cases × 2 designs × 2 repetitions."""
     runs = tmp_path_factory.mktemp("runs")
     done = wismo("record", "--out", str(runs), "--run-id", "offline-e2e", "--repetitions", "2", cwd=runs)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -32,8 +32,10 @@ def test_build_site_from_a_recorded_run(recorded, tmp_path):
     site = tmp_path / "site"
     index = (site / "index.html").read_text()
     assert "scripted, not a language model" in index and "Results: scripted-policy-v1" in index
-    assert len(list((site / "cases").glob("*.html"))) == 7
-    assert len(list((site / "conversations" / "offline-e2e").glob("*.html"))) == 28
+    assert len(list((site / "cases").glob("*.html"))) == 12
+    assert len(list((site / "conversations" / "offline-e2e").glob("*.html"))) == 48
+    payment = (site / "cases" / "payment-taken.html").read_text()
+    assert "Payment status" in payment and "captured" in payment and "Delivered" not in payment
     assert index.count('data-chart="') == 3
 
 
@@ -84,7 +86,7 @@ def test_the_recorded_site_in_the_browser(recorded, tmp_path, open_page):
     watch.shot("conversation")
     page.goto((site / "review.html").as_uri())
     page.wait_for_selector("body[data-review-ready='true']")
-    assert page.locator("article.review-item").count() == 28
+    assert page.locator("article.review-item").count() == 48
     watch.shot("review")
     watch.assert_clean()
 

@@ -43,9 +43,9 @@ def test_two_runs_compare_side_by_side(two_runs, tmp_path):
     rows = table.split("<tbody>", 1)[1].count("<tr>")
     assert rows == 4
     assert table.count("two-reps") == 2 and table.count("one-rep-tight") == 2
-    assert "14/14 (100.0 %)" in table and "7/7 (100.0 %)" in table  # passed, per run and design
+    assert "24/24 (100.0 %)" in table and "12/12 (100.0 %)" in table  # passed, per run and design
     assert "(baseline)" in table and "vs granular" in table
-    assert table.count("0 of 14") == 2 and table.count("0 of 7") == 2  # claim checks ran, nothing found
+    assert table.count("0 of 24") == 2 and table.count("0 of 12") == 2  # claim checks ran, nothing found
     case = (site / "cases" / "partial-delivery.html").read_text()
     assert case.count("two-reps") >= 2 and case.count("one-rep-tight") >= 2
     assert "Mixed runs" not in index

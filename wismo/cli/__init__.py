@@ -22,6 +22,12 @@ def _check() -> click.Command:
     return check
 
 
+def _dataset() -> click.Group:
+    from wismo.cli.dataset import dataset_group
+
+    return dataset_group
+
+
 def _serve() -> click.Command:
     from wismo.cli.serve import serve
 
@@ -79,6 +85,7 @@ def _demo() -> click.Command:
 # name -> a function that imports the command's module and returns the command, in `wismo --help` order.
 COMMANDS: dict[str, Callable[[], click.Command]] = {
     "check": _check,
+    "dataset": _dataset,
     "serve": _serve,
     "doctor": _doctor,
     "record": _record,

@@ -63,6 +63,10 @@ def print_outcome_table(result: RunResult) -> None:
         click.echo(f"note: {result.after_abandoned} conversation(s) began just after a request was abandoned at a "
                    f"timeout; a single-slot local server may still have been busy with it, so their time can "
                    f"include that wait (marked afterAbandonedRequest in events.jsonl)")
+        stopped = sum(o.status == "budget_exhausted" for o in outcomes)
+        if stopped:  # a budget stop is the run's limit, not a wrong answer: say so
+            click.echo(f"{design}: {stopped} of {len(outcomes)} conversation(s) stopped by a budget "
+                       f"(status budget_exhausted; see --max-turns and --max-tool-calls), not by a wrong answer")
     if result.skipped:
         click.echo(f"({result.skipped} conversations were already complete and were skipped)")
     click.echo(f"\nrun folder: {result.run_dir}")
@@ -173,7 +177,7 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
 
     Example:
 
-        wismo record                                   # offline, scripted policy, 7 × 2 × 3
+        wismo record                                   # offline, scripted policy, 12 × 2 × 3
 
         wismo record --provider openai --model gpt-5.4-mini --repetitions 5 --reasoning-effort low
 

@@ -12,7 +12,7 @@ from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
 from analysis.headline import headline
 from analysis.labels import METRIC_LABELS
-from analysis.model import METRICS, RunSummary
+from analysis.model import FIELDS, METRICS, RunSummary
 from analysis.summary_json import summary_to_json
 from wismo.cli._tables import cell, table
 
@@ -34,6 +34,10 @@ def _shown_ks(repetitions: int) -> list[int]:
     return sorted({1, 2, 3, 5, *range(10, repetitions, max(10, repetitions // 5)), repetitions})
 
 
+def _share(rate: float | None) -> str:
+    return "–" if rate is None else cell(rate * 100, 1)
+
+
 def summary_lines(summary: RunSummary) -> list[str]:
     """The metrics table, the comparison, pass^k and the extras of one run."""
     run = summary.run
@@ -53,10 +57,12 @@ def summary_lines(summary: RunSummary) -> list[str]:
                      cell(design.pass_rate * 100, 1), *stats])
     lines += table(headers, rows)
     lines.append("")
-    field_rows = [[d.design, *(cell(d.field_pass_rates[f] * 100, 1) for f in d.field_pass_rates),
+    # A field no case asked has no rate and no column.
+    asked = [f for f in FIELDS if any(d.field_pass_rates.get(f) is not None for d in summary.designs)]
+    field_rows = [[d.design, *(_share(d.field_pass_rates.get(f)) for f in asked),
                    ", ".join(f"{k} {v}" for k, v in sorted(d.status_counts.items()))] for d in summary.designs]
     if summary.designs:
-        lines += table(["pass % per field", *summary.designs[0].field_pass_rates, "statuses"], field_rows)
+        lines += table(["pass % per field", *asked, "statuses"], field_rows)
         lines.append("")
     words = headline(summary)
     lines += [words.lead, *words.details, ""]

@@ -16,6 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from wismo.runformat import SCHEMA_VERSION
 
+# The answer fields a case asked before cases could ask for part of the answer (`asks`).
+DEFAULT_ASKS = ["deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence"]
+
 Status = Literal["answered", "invalid_answer", "provider_error", "tool_error", "budget_exhausted", "timeout",
                  "interrupted", "provider_limit", "refused"]
 # The statuses of an infrastructure fault (not the model's doing): `--resume` re-runs them by default.
@@ -61,10 +64,11 @@ class ResponseError(_Model):
 
 
 class Score(_Model):
-    """The five assessment fields judged against the case's expectation."""
+    """The asked answer fields judged against the case's expectation."""
 
-    fields: dict[str, bool] = _doc("per assessment field: did the answer match the expectation")
-    passed: bool = _doc("every field matched")
+    fields: dict[str, bool] = _doc("per asked answer field: did the answer match the expectation (a field "
+                                   "not asked has no entry)")
+    passed: bool = _doc("every asked field matched")
 
 
 class Claimed(_Model):
@@ -146,6 +150,8 @@ class ConversationStarted(_Model):
         "on a local server, a request an earlier conversation abandoned at a timeout just before this one began: "
         "a single-slot server may still be working on it, so this conversation's time can include that wait",
         default=None)
+    asks: list[str] = _doc("the answer fields the case asks (its schema holds these plus customerSummary); "
+                           "only these are scored", default_factory=lambda: list(DEFAULT_ASKS))
 
 
 class ModelRequestSent(_Model):
@@ -233,6 +239,8 @@ class ScoreRecorded(_Model):
     attempt: int = _doc("its live attempt")
     caseId: str = _doc("its case")
     expected: dict[str, Any] = _doc("the expectation it was scored against")
+    asks: list[str] = _doc("the answer fields scored (those the conversation was asked)",
+                           default_factory=lambda: list(DEFAULT_ASKS))
     score: Score = _doc("the new score")
     scorerVersion: int = _doc("the scorer's version")
     datasetHash: str = _doc("the hash of the dataset the expectation came from")

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from wismo.runformat import SCHEMA_VERSION
+from wismo.runformat.events import DEFAULT_ASKS
 
 
 def _doc(text: str, **kwargs: Any) -> Any:
@@ -60,7 +61,16 @@ class CaseEntry(_Model):
     caseId: str = _doc("the case's id")
     orderId: str = _doc("the order it asks about")
     question: str = _doc("the customer's words, sent as the first user message")
-    expected: dict[str, Any] = _doc("the expected assessment fields")
+    asks: list[str] = _doc("the answer fields the case asks", default_factory=lambda: list(DEFAULT_ASKS))
+    expected: dict[str, Any] = _doc("the expected value of every asked field")
+
+
+class QuestionKind(_Model):
+    """What a conversation whose case asks these fields received."""
+
+    asks: list[str] = _doc("the answer fields asked")
+    instructions: str = _doc("the instructions exactly as sent")
+    answerSchema: dict[str, Any] = _doc("the JSON schema of the answer: the asked fields plus customerSummary")
 
 
 class BudgetsInfo(_Model):
@@ -149,8 +159,12 @@ class Manifest(_Model):
         "openai-chat's tool_choice: auto on every request, or a tool forced on each conversation's first request "
         "(required, or first-tool: the design's first tool by name); null when the provider sends none",
         default=None)
-    instructions: str = _doc("the instructions exactly as sent")
-    answerSchema: dict[str, Any] = _doc("the JSON schema of the answer")
+    instructions: str = _doc("the instructions for the default question (every field but paymentStatus); "
+                             "questionKinds holds what each case's question received")
+    answerSchema: dict[str, Any] = _doc("the JSON schema of the default question's answer")
+    questionKinds: list[QuestionKind] = _doc("per distinct `asks` of the run's cases, the instructions and answer "
+                                             "schema its conversations received (empty in runs recorded before "
+                                             "cases could ask for part of the answer)", default_factory=list)
     tools: dict[str, list[ToolDefinition]] = _doc("per design, the tools exactly as the model received them")
     toolsListed: dict[str, list[dict[str, Any]]] = _doc("per design, the raw `tools/list` entries")
     serverCommands: dict[str, list[str]] = _doc("per design, the command that started its MCP server")

@@ -6,17 +6,22 @@ import json
 from typing import Any
 
 from analysis.labels import FIELD_LABELS
-from analysis.model import FIELDS, ConversationDetail
+from analysis.model import DEFAULT_ASKS, FIELDS, ConversationDetail
 from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, case_url, conversation_url, review_counts
 from wismo.sitegen.marks import summary_pieces
 from wismo.sitegen.pages import CaseColumn, CasePage, FieldCell, Link, RepetitionRow, SummaryGroup
 
 
+def asked_fields(expected: dict[str, Any]) -> list[str]:
+    """The answer fields a case asks: those its expectation holds (the default question's when it holds none)."""
+    return [name for name in FIELDS if name in expected] or list(DEFAULT_ASKS)
+
+
 def field_cells(detail: ConversationDetail, expected: dict[str, Any]) -> list[FieldCell]:
-    """The five fields of the answer against the expectation, using the scorer's verdict per field."""
+    """The asked fields of the answer against the expectation, using the scorer's verdict per field."""
     cells = []
-    for name in FIELDS:
+    for name in asked_fields(expected):
         if detail.assessment is None:
             cells.append(FieldCell(FIELD_LABELS[name], fmt.DASH, fmt.field_value(expected.get(name)), None))
         else:
@@ -28,7 +33,7 @@ def field_cells(detail: ConversationDetail, expected: dict[str, Any]) -> list[Fi
 def expected_cells(expected: dict[str, Any]) -> list[FieldCell]:
     """The expectation alone, for the top of a case page."""
     return [FieldCell(FIELD_LABELS[n], fmt.field_value(expected.get(n)), fmt.field_value(expected.get(n)), None)
-            for n in FIELDS]
+            for n in asked_fields(expected)]
 
 
 def repetition_row(data: SiteData, detail: ConversationDetail) -> RepetitionRow:

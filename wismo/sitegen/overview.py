@@ -70,8 +70,10 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     ks = sorted({k for m in summary.designs for k in m.pass_hat_k})
     rows += [HeadlineRow(f"pass^{k}", [fmt.share(by_design[d].pass_hat_k.get(k)) for d in designs], blank,
                          note="chance that all k repetitions of a case pass" if k == ks[0] else "") for k in ks]
+    # A field no case of the run asks has no rate: it gets no row.
+    asked = [f for f in FIELDS if any(by_design[d].field_pass_rates.get(f) is not None for d in designs)]
     rows += [HeadlineRow(f"{FIELD_LABELS[f]} right", [fmt.share(by_design[d].field_pass_rates.get(f))
-                                                         for d in designs], blank) for f in FIELDS]
+                                                         for d in designs], blank) for f in asked]
     rows.append(HeadlineRow("Statuses", [" · ".join(f"{s} {n}" for s, n in sorted(by_design[d].status_counts.items()))
                                          for d in designs], blank))
     for i, metric in enumerate(METRICS):

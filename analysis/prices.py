@@ -1,0 +1,258 @@
+"""Money: what a conversation cost in USD, from the tokens its provider reported.
+
+Prices come from genai-prices (pydantic's price data, bundled with the package and dated per price
+change; it works offline and is never asked to update), looked up for each model response with the
+response's timestamp, so the price in force that day applies. A `--prices FILE` (load_price_file,
+format in docs/analysis.md) overrides it for the models it names and prices models it does not know.
+
+A model no source prices costs "unknown", never zero. The scripted policy's token counts are wismo's
+estimates, not a bill: they are priced only when the caller names a model to price them as
+(`price_as`), and the cost says it is an estimate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from wismo.errors import WismoError
+
+MILLION = Decimal(1_000_000)
+# wismo's provider names → genai-prices provider ids; openai-chat talks to any server, so it is
+# looked up by its base URL (a local server matches no provider and stays unknown).
+LIBRARY_PROVIDERS = {"openai": "openai", "anthropic": "anthropic"}
+
+
+class PriceFileError(WismoError):
+    """A --prices file that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    """One model response's tokens: input includes the cached part (as wismo records every provider's)."""
+
+    input_tokens: int | None
+    output_tokens: int | None
+    cached_tokens: int | None = None
+    estimated: bool = False
+
+
+@dataclass(frozen=True)
+class TurnUsage:
+    """One model response of a conversation: its tokens, the model it named and when it was written."""
+
+    usage: TokenUsage
+    model: str | None
+    at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Rate:
+    """USD per million tokens."""
+
+    input: Decimal
+    cached_input: Decimal
+    output: Decimal
+
+
+@dataclass(frozen=True)
+class PriceSource:
+    """Where a price came from: a library and its version, or a --prices file and the date it gives."""
+
+    name: str
+    version: str | None = None
+    date: str | None = None
+
+    def label(self) -> str:
+        """E.g. `genai-prices 0.2.3` or `prices.json (2026-11-30)`."""
+        text = f"{self.name} {self.version}" if self.version else self.name
+        return f"{text} ({self.date})" if self.date else text
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A cost in USD, or why it is unknown; `estimated` when the tokens were estimated, not reported."""
+
+    usd: Decimal | None
+    model: str | None  # the model id priced
+    sources: tuple[PriceSource, ...] = ()
+    estimated: bool = False
+    priced_as: str | None = None  # the model named by the caller to price the tokens as
+    unknown_reason: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def known(self) -> bool:
+        """True when a price was found for every response that reported tokens."""
+        return self.usd is not None
+
+    def label(self) -> str:
+        """`$0.0123`, `≈$0.0123 (estimate, priced as gpt-5-mini)` or `unknown`."""
+        if self.usd is None:
+            return "unknown"
+        amount = f"${self.usd.quantize(Decimal('0.0001'), rounding=ROUND_HALF_EVEN)}"
+        if self.estimated:
+            return f"≈{amount} (estimate{f', priced as {self.priced_as}' if self.priced_as else ''})"
+        return amount
+
+
+@dataclass(frozen=True)
+class PriceFile:
+    """The prices of a --prices file: per model id (lower case), with its source and date."""
+
+    rates: dict[str, Rate]
+    source: PriceSource
+
+    def find(self, model: str) -> tuple[str, Rate] | None:
+        """The entry for a model id: exact (ignoring case), else the longest key it starts with followed by "-"."""
+        key = model.lower()
+        if key in self.rates:
+            return key, self.rates[key]
+        prefixes = [k for k in self.rates if key.startswith(k + "-")]  # gpt-5-mini prices gpt-5-mini-2025-08-07
+        if prefixes:
+            best = max(prefixes, key=len)
+            return best, self.rates[best]
+        return None
+
+
+def _decimal(path: Path, where: str, value: Any) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise PriceFileError(f"{path}: {where}: must be a number of USD per million tokens")
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        raise PriceFileError(f"{path}: {where}: {value!r} is not a number") from None
+    if not number.is_finite() or number < 0:
+        raise PriceFileError(f"{path}: {where}: must be zero or more")
+    return number
+
+
+def load_price_file(path: Path | str) -> PriceFile:
+    """Read a --prices file: {"source"?, "date"?, "models": {id: {"input", "cachedInput"?, "output"}}}."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PriceFileError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise PriceFileError(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("models"), dict) or not raw["models"]:
+        raise PriceFileError(f"{path}: must be an object whose \"models\" maps model ids to prices")
+    unknown = sorted(set(raw) - {"source", "date", "models"})
+    if unknown:
+        raise PriceFileError(f"{path}: {unknown[0]}: is not a known field (source, date, models)")
+    for name in ("source", "date"):
+        if raw.get(name) is not None and not isinstance(raw[name], str):
+            raise PriceFileError(f"{path}: {name}: must be a string")
+    rates = {}
+    for model, entry in raw["models"].items():
+        where = f"models.{model}"
+        if not isinstance(entry, dict):
+            raise PriceFileError(f"{path}: {where}: must be an object with input and output")
+        extra = sorted(set(entry) - {"input", "cachedInput", "output"})
+        if extra:
+            raise PriceFileError(f"{path}: {where}.{extra[0]}: is not a known field (input, cachedInput, output)")
+        for required in ("input", "output"):
+            if required not in entry:
+                raise PriceFileError(f"{path}: {where}.{required}: is required")
+        input_rate = _decimal(path, f"{where}.input", entry["input"])
+        cached = _decimal(path, f"{where}.cachedInput", entry["cachedInput"]) if "cachedInput" in entry \
+            else input_rate
+        rates[model.lower()] = Rate(input_rate, cached, _decimal(path, f"{where}.output", entry["output"]))
+    return PriceFile(rates, PriceSource(raw.get("source") or path.name, None, raw.get("date")))
+
+
+def library_source() -> PriceSource:
+    """genai-prices and the version whose bundled data is used."""
+    return PriceSource("genai-prices", version("genai-prices"))
+
+
+@dataclass
+class PriceBook:
+    """Prices one model response at a time: the --prices file first, then genai-prices."""
+
+    overrides: PriceFile | None = None
+    use_library: bool = True
+    _library: PriceSource | None = field(default=None, init=False, repr=False)
+
+    def price(self, usage: TokenUsage, model: str, *, provider: str | None = None, base_url: str | None = None,
+              at: datetime | None = None) -> Cost:
+        """The cost of one response's tokens as `model`, or unknown with the reason."""
+        tokens_in, cached, tokens_out = usage.input_tokens or 0, usage.cached_tokens or 0, usage.output_tokens or 0
+        notes = ("cached input not reported: all input priced at the input rate",) \
+            if usage.cached_tokens is None and tokens_in else ()
+        if self.overrides is not None and (found := self.overrides.find(model)):
+            key, rate = found
+            usd = ((tokens_in - cached) * rate.input + cached * rate.cached_input + tokens_out * rate.output) / MILLION
+            return Cost(usd, key, (self.overrides.source,), usage.estimated, notes=notes)
+        if self.use_library:
+            result = self._library_price(tokens_in, cached, tokens_out, model, provider, base_url, at)
+            if isinstance(result, str):
+                return Cost(None, model, (), usage.estimated, unknown_reason=result)
+            usd, matched = result
+            return Cost(usd, matched, (self._library_source(),), usage.estimated, notes=notes)
+        return Cost(None, model, (), usage.estimated, unknown_reason=f"no price for {model} in the --prices file")
+
+    def _library_source(self) -> PriceSource:
+        if self._library is None:
+            self._library = library_source()
+        return self._library
+
+    def _library_price(self, tokens_in: int, cached: int, tokens_out: int, model: str, provider: str | None,
+                       base_url: str | None, at: datetime | None) -> tuple[Decimal, str] | str:
+        from genai_prices import Usage, calc_price  # imported when pricing, not by every analysis
+
+        where: dict[str, str] = {}
+        if provider in LIBRARY_PROVIDERS:
+            where["provider_id"] = LIBRARY_PROVIDERS[provider]
+        elif provider is not None:  # an OpenAI-compatible server: only a known provider's URL has a price
+            if not base_url:
+                return f"no price for {model}: provider {provider} has no base URL genai-prices knows"
+            where["provider_api_url"] = base_url
+        try:
+            priced = calc_price(Usage(input_tokens=tokens_in, cache_read_tokens=cached, output_tokens=tokens_out),
+                                model, genai_request_timestamp=at, **where)  # type: ignore[call-overload]
+        except LookupError as exc:
+            return f"no price for {model}: genai-prices {self._library_source().version} says: {exc}"
+        return Decimal(priced.total_price), priced.model.id
+
+
+def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str, provider: str | None = None,
+                      base_url: str | None = None, price_as: str | None = None) -> Cost:
+    """The sum of a conversation's responses, each priced as the model it named (else `model`).
+
+    Estimated tokens (the scripted policy's) are priced only as `price_as`; with `price_as` every
+    response is priced as that model, looked up by its name alone. Responses that reported no
+    tokens (failed requests) add nothing; a conversation none of whose responses reported tokens,
+    or one response of which has no price, is unknown.
+    """
+    estimated = any(t.usage.estimated for t in turns)
+    reported = [t for t in turns if t.usage.input_tokens is not None or t.usage.output_tokens is not None]
+    if estimated and price_as is None:
+        return Cost(None, model, (), True, unknown_reason="the token counts are wismo's estimates, not a "
+                                                          "provider's: name a model to price them as")
+    if not reported:
+        return Cost(None, price_as or model, (), estimated, price_as, "no response reported any tokens")
+    total = Decimal(0)
+    sources: dict[PriceSource, None] = {}  # dicts as ordered sets
+    notes: dict[str, None] = {}
+    matched: dict[str, None] = {}  # the model ids the sources priced, e.g. gpt-5-mini for gpt-5-mini-2025-08-07
+    for turn in reported:
+        asked = price_as or turn.model or model
+        cost = book.price(turn.usage, asked, provider=None if price_as else provider,
+                          base_url=None if price_as else base_url, at=turn.at)
+        if cost.usd is None:
+            return Cost(None, asked, (), estimated, price_as, cost.unknown_reason)
+        matched[cost.model or asked] = None
+        total += cost.usd
+        sources.update(dict.fromkeys(cost.sources))
+        notes.update(dict.fromkeys(cost.notes))
+    if len(reported) < len(turns):
+        notes[f"{len(turns) - len(reported)} request(s) reported no tokens and add nothing"] = None
+    return Cost(total, ", ".join(matched), tuple(sources), estimated, price_as, None, tuple(notes))

@@ -1,0 +1,151 @@
+"""Money: genai-prices for known models, a --prices file to override or add, unknown (never zero) otherwise."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from analysis.costs import costs_of_run, design_costs
+from analysis.prices import (
+    PriceBook,
+    PriceFileError,
+    TokenUsage,
+    TurnUsage,
+    conversation_cost,
+    load_price_file,
+)
+from tests.analysis.conftest import RunCopy
+
+AT = datetime(2026, 11, 1, tzinfo=UTC)
+USAGE = TokenUsage(input_tokens=1_000_000, output_tokens=100_000, cached_tokens=200_000)
+
+
+def _price_file(tmp_path: Path, content: dict | str) -> Path:
+    path = tmp_path / "prices.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def test_a_known_model_is_priced_by_genai_prices_with_cached_input_at_its_own_rate():
+    from genai_prices import Usage, calc_price
+
+    cost = PriceBook().price(USAGE, "gpt-5-mini", provider="openai", at=AT)
+    rates = calc_price(Usage(input_tokens=1, output_tokens=1), "gpt-5-mini", provider_id="openai",
+                       genai_request_timestamp=AT).model_price
+    assert rates.input_mtok > rates.cache_read_mtok > 0 and rates.output_mtok > 0
+    # 800k uncached + 200k cached input + 100k output, each at its own rate per million
+    assert cost.usd == (800_000 * rates.input_mtok + 200_000 * rates.cache_read_mtok
+                        + 100_000 * rates.output_mtok) / 1_000_000
+    assert cost.known and cost.model == "gpt-5-mini" and not cost.estimated
+    assert [s.label() for s in cost.sources] == [f"genai-prices {version('genai-prices')}"]
+    # a dated model id as the provider returns it is the same model
+    assert PriceBook().price(USAGE, "gpt-5-mini-2025-08-07", provider="openai", at=AT).usd == cost.usd
+
+
+def test_a_price_file_overrides_genai_prices_and_prices_models_it_does_not_know(tmp_path):
+    prices = load_price_file(_price_file(tmp_path, {
+        "source": "our contract", "date": "2026-11-30",
+        "models": {"GPT-5-mini": {"input": 1, "cachedInput": "0.5", "output": 10},
+                   "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf": {"input": 0, "output": 0},
+                   "local-llama": {"input": 0.2, "output": 0.4}}}))
+    book = PriceBook(prices)
+    cost = book.price(USAGE, "gpt-5-mini-2025-08-07", provider="openai", at=AT)
+    assert cost.usd == Decimal("0.8") + Decimal("0.1") + Decimal("1.0")
+    assert cost.model == "gpt-5-mini" and [s.label() for s in cost.sources] == ["our contract (2026-11-30)"]
+    free = book.price(USAGE, "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", provider="openai-chat",
+                      base_url="http://127.0.0.1:8089/v1")
+    assert free.usd == 0 and free.known and free.label() == "$0.0000"  # a price of zero the user stated
+    local = book.price(TokenUsage(1_000_000, 1_000_000), "local-llama", provider="openai-chat")
+    assert local.usd == Decimal("0.6")  # cachedInput defaults to the input rate; no cached count reported
+    assert local.notes == ("cached input not reported: all input priced at the input rate",)
+    # models the file does not name still come from genai-prices
+    assert book.price(USAGE, "claude-sonnet-4-6", provider="anthropic", at=AT).sources[0].name == "genai-prices"
+
+
+@pytest.mark.parametrize(("model", "provider", "base_url"), [
+    ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "openai-chat", "http://127.0.0.1:8089/v1"),
+    ("llama3.1", "openai-chat", None),
+    ("no-such-model-xyz", "openai", None),
+])
+def test_a_model_without_a_price_is_unknown_never_zero(model, provider, base_url):
+    cost = PriceBook().price(USAGE, model, provider=provider, base_url=base_url, at=AT)
+    assert cost.usd is None and not cost.known and cost.label() == "unknown"
+    assert model in cost.unknown_reason
+
+
+def test_a_conversation_sums_its_responses_and_one_unpriced_response_makes_it_unknown():
+    book = PriceBook()
+    turns = [TurnUsage(TokenUsage(1000, 10, 0), "gpt-5-mini", AT), TurnUsage(TokenUsage(None, None), None, AT),
+             TurnUsage(TokenUsage(3000, 20, 1000), "gpt-5-mini", AT)]
+    cost = conversation_cost(book, turns, model="gpt-5-mini", provider="openai")
+    parts = [book.price(t.usage, "gpt-5-mini", provider="openai", at=AT).usd for t in (turns[0], turns[2])]
+    assert cost.usd == sum(parts) and "1 request(s) reported no tokens and add nothing" in cost.notes
+    mixed = [*turns, TurnUsage(TokenUsage(10, 1, 0), "no-such-model-xyz", AT)]
+    assert conversation_cost(book, mixed, model="gpt-5-mini", provider="openai").usd is None
+    nothing = conversation_cost(book, [turns[1]], model="gpt-5-mini", provider="openai")
+    assert nothing.usd is None and nothing.unknown_reason == "no response reported any tokens"
+
+
+def test_estimated_tokens_are_priced_only_as_a_named_model_and_say_so():
+    turns = [TurnUsage(TokenUsage(2000, 100, None, estimated=True), "scripted-policy-v1", AT)]
+    unpriced = conversation_cost(PriceBook(), turns, model="scripted-policy-v1", provider="scripted")
+    assert unpriced.usd is None and unpriced.estimated and "estimates" in unpriced.unknown_reason
+    priced = conversation_cost(PriceBook(), turns, model="scripted-policy-v1", provider="scripted",
+                               price_as="gpt-5-mini")
+    assert priced.known and priced.estimated and priced.priced_as == "gpt-5-mini"
+    assert priced.label().startswith("≈$") and priced.label().endswith("(estimate, priced as gpt-5-mini)")
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{\n  nope", "prices.json: line 2, column 3: not valid JSON"),
+    ({"models": {}}, 'must be an object whose "models" maps model ids to prices'),
+    ({"models": {"m": {"input": -1, "output": 1}}}, "prices.json: models.m.input: must be zero or more"),
+    ({"models": {"m": {"input": 1}}}, "prices.json: models.m.output: is required"),
+    ({"models": {"m": {"input": 1, "output": "ten"}}}, "prices.json: models.m.output: 'ten' is not a number"),
+    ({"models": {"m": {"input": 1, "output": 2, "cache": 1}}}, "prices.json: models.m.cache: is not a known field"),
+    ({"models": {"m": {"input": True, "output": 2}}}, "models.m.input: must be a number"),
+    ({"currency": "EUR", "models": {"m": {"input": 1, "output": 2}}}, "prices.json: currency: is not a known field"),
+])
+def test_a_bad_price_file_is_named_in_one_line(tmp_path, content, message):
+    with pytest.raises(PriceFileError, match=None) as info:
+        load_price_file(_price_file(tmp_path, content))
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_costs_of_a_recorded_run_per_conversation_and_design(sample_copy: RunCopy, tmp_path):
+    # the sample run is the scripted policy's: estimated tokens, unknown until priced as a model
+    costs = costs_of_run(sample_copy.path, PriceBook())
+    assert costs and all(c.cost.usd is None and c.cost.estimated for c in costs)
+    priced = costs_of_run(sample_copy.path, PriceBook(), price_as="gpt-5-mini")
+    assert all(c.cost.known and c.cost.estimated for c in priced)
+    [granular, focused] = design_costs(priced, ["granular", "focused"])
+    assert granular.priced == focused.priced == len(priced) // 2 and granular.unknown == 0
+    assert granular.median_usd > focused.median_usd > 0  # focused sends fewer tokens on the fixture
+
+
+def test_a_provider_reported_run_is_priced_by_the_model_each_response_names(sample_copy: RunCopy):
+    lines = []
+    for event in sample_copy.events():
+        if event["type"] == "model_response":
+            event["usage"]["estimated"] = False
+            event["model"] = "gpt-5-mini-2025-08-07"
+        lines.append(json.dumps(event))
+    sample_copy.write_lines(lines)
+    manifest = json.loads((sample_copy.path / "manifest.json").read_text())
+    manifest["provider"] = {"name": "openai", "label": "OpenAI Responses API", "isLanguageModel": True}
+    (sample_copy.path / "manifest.json").write_text(json.dumps(manifest))
+    costs = costs_of_run(sample_copy.path, PriceBook())
+    assert all(c.cost.known and not c.cost.estimated and c.cost.model == "gpt-5-mini" for c in costs)
+    one = costs[0]
+    turns = [e for e in sample_copy.events() if e["type"] == "model_response"
+             and e["conversationId"] == one.conversation_id]
+    book = PriceBook()
+    expected = sum(book.price(TokenUsage(t["usage"]["inputTokens"], t["usage"]["outputTokens"]),
+                              "gpt-5-mini", provider="openai",
+                              at=datetime.fromisoformat(t["ts"])).usd for t in turns)
+    assert one.cost.usd == expected
