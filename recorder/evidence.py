@@ -10,6 +10,7 @@ gives what deriving it from everything gives.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +29,7 @@ FIELD_NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def kinds_needed(asks: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+def kinds_needed(asks: Sequence[str]) -> tuple[str, ...]:
     """The record kinds the asked fields are derived from, in KINDS order."""
     needed = {kind for name in asks for kind in FIELD_NEEDS[name]}
     return tuple(kind for kind in KINDS if kind in needed)

@@ -243,7 +243,8 @@ def _cases(builder: _Builder, records: Records) -> list[dict[str, Any]]:
     return cases
 
 
-def generate(seed: int, sizes: tuple[int, ...] = DEFAULT_SIZES, orders_per_size: int = 2) -> tuple[dict, list]:
+def generate(seed: int, sizes: tuple[int, ...] = DEFAULT_SIZES,
+             orders_per_size: int = 2) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The records.json and cases.json content of a generated dataset."""
     if not sizes or any(not 1 <= n <= MAX_LINES for n in sizes):
         raise WismoError(f"--lines: every order size must be between 1 and {MAX_LINES}")

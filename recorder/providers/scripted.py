@@ -110,7 +110,7 @@ def _asks(request: ModelRequest) -> tuple[str, ...]:
 
 
 def _empty_answer(asks: tuple[str, ...]) -> dict[str, Any]:
-    empty = {"deliveredSkus": [], "outstandingSkus": [], "delayReasons": [], "deliveryEstimate": None,
+    empty: dict[str, Any] = {"deliveredSkus": [], "outstandingSkus": [], "delayReasons": [], "deliveryEstimate": None,
              "missingEvidence": [], "paymentStatus": PAYMENT_MISSING}
     return {name: empty[name] for name in asks}
 
