@@ -34,6 +34,10 @@ def default_cases() -> list[dict[str, Any]]:
     return json.loads((DEFAULT_DATASET_DIR / "cases.json").read_text())
 
 
+CASE_COUNT = len(default_cases())
+CONVERSATIONS = 2 * CASE_COUNT  # one repetition of every default case, in both designs
+
+
 def renamed_dataset() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The default dataset with every ID and SKU renamed, so nothing can rely on the defaults' values."""
     text_records = json.dumps(default_records())

@@ -93,7 +93,7 @@ def test_rescoring_scores_the_asked_fields_and_its_lines_validate(narrow_run, tm
 
 
 def test_a_resumed_narrow_question_is_asked_the_same_fields(narrow_run, tmp_path):
-    from recorder.record import resume
+    from recorder.resume import resume
 
     run = _copy(narrow_run, tmp_path)
     lines = run.lines()

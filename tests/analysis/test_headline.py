@@ -11,7 +11,7 @@ import json
 
 from analysis import summarize_runs, validate_runs
 from analysis.headline import headline
-from tests.helpers import run_wismo
+from tests.helpers import CASE_COUNT, CONVERSATIONS, run_wismo
 
 METRICS_SHOWN = ("turns", "tool calls", "input tokens", "output tokens", "total tokens", "time ms")
 
@@ -24,14 +24,15 @@ def test_a_design_that_never_passes_makes_correctness_the_headline_and_no_saving
     run = tmp_path / "runs" / "budget"
     [summary] = summarize_runs([run])
     granular, focused = summary.designs
-    assert (granular.passed, focused.passed) == (0, 7)
-    assert summary.pairs is not None and (summary.pairs.pairs, summary.pairs.correct_pairs) == (7, 0)
+    assert (granular.passed, focused.passed) == (0, CASE_COUNT)
+    assert summary.pairs is not None and (summary.pairs.pairs, summary.pairs.correct_pairs) == (CASE_COUNT, 0)
     for comparison in summary.comparisons:
         assert comparison.paired_n == 0 and comparison.saving_pct is None and comparison.median_difference is None
         if comparison.metric not in ("uncachedInputTokens", "reasoningTokens"):  # the scripted policy reports none
             assert comparison.all_saving_pct is not None  # kept beside, labelled
     words = headline(summary)
-    assert words.pass_rates_differ and "focused passed 7/7 (100 %), granular 0/7 (0 %)" in words.lead
+    n = CASE_COUNT
+    assert words.pass_rates_differ and f"focused passed {n}/{n} (100 %), granular 0/{n} (0 %)" in words.lead
     assert words.details[0].startswith("No (case, repetition) pair was answered correctly by both designs")
 
     shown = run_wismo("summarize", str(run), cwd=tmp_path)
@@ -48,7 +49,8 @@ def test_a_design_that_never_passes_makes_correctness_the_headline_and_no_saving
 
 def test_a_run_of_connection_errors_is_never_a_silent_saving(tmp_path):
     done = run_wismo("record", "--provider", "openai-chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
-                     "--repetitions", "1", "--concurrency", "14", "--out", "runs", "--run-id", "down", cwd=tmp_path)
+                     "--repetitions", "1", "--concurrency", str(CONVERSATIONS), "--out", "runs", "--run-id", "down",
+                     cwd=tmp_path)
     # The same connection error three times in a row stops the run; the rest were in flight: interrupted.
     cause = "3 × provider_error: connection: could not reach the server at http://127.0.0.1:9/v1"
     assert done.returncode == 1
@@ -58,17 +60,18 @@ def test_a_run_of_connection_errors_is_never_a_silent_saving(tmp_path):
     assert validation.passed  # every line adds up: the run is consistent, and its faults are shown
 
     shown = run_wismo("summarize", str(run), cwd=tmp_path)
-    assert cause in shown.stdout and "warning: 14 conversation(s) ended in an infrastructure fault" in shown.stdout
-    assert "11 × interrupted: the run stopped" in shown.stdout
+    assert cause in shown.stdout
+    assert f"warning: {CONVERSATIONS} conversation(s) ended in an infrastructure fault" in shown.stdout
+    assert f"{CONVERSATIONS - 3} × interrupted: the run stopped" in shown.stdout
     assert "No (case, repetition) pair was answered correctly by both designs" in shown.stdout
     assert "called no tool" not in shown.stdout  # the model was never heard: no warning about its tool use
     as_json = json.loads(run_wismo("summarize", "--json", str(run), cwd=tmp_path).stdout)[0]
     by_design = as_json["faults"]["by_design"]
-    assert sum(n for statuses in by_design.values() for n in statuses.values()) == 14
-    assert sorted(c["conversations"] for c in as_json["faults"]["causes"]) == [3, 11]
+    assert sum(n for statuses in by_design.values() for n in statuses.values()) == CONVERSATIONS
+    assert sorted(c["conversations"] for c in as_json["faults"]["causes"]) == [3, CONVERSATIONS - 3]
 
     site = run_wismo("build-site", str(run), "--out", "site", cwd=tmp_path)
     index = (tmp_path / "site" / "index.html").read_text()
     assert "Infrastructure faults" in index and cause in index
-    assert "14 conversations ended in an infrastructure fault" in index  # on the run's card too
+    assert f"{CONVERSATIONS} conversations ended in an infrastructure fault" in index  # on the run's card too
     assert site.returncode == 0

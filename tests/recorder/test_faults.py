@@ -19,14 +19,17 @@ from analysis import validate_runs
 from recorder.providers import REGISTRY
 from recorder.record import RecordOptions, record
 from tests.helpers import (
+    CONVERSATIONS,
     PROVIDER_WIRES,
     WISMO,
+    default_cases,
     events_of,
     live_finished,
     run_wismo,
     wait_for,
     without_root_override,
 )
+from tests.recorder.fake_registry import BuggyProvider
 from wismo.loopback.process import loopback_process
 
 KEY = {"WISMO_FAULT_KEY": "sk-fault-test-0a1b2c3d4e5f"}
@@ -58,7 +61,7 @@ def test_a_malformed_200_ends_only_its_own_conversation_as_a_provider_fault(tmp_
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     finished = live_finished(tmp_path / "runs" / "bad")
-    assert len(finished) == 14, "every conversation ends, the faulty ones included"
+    assert len(finished) == CONVERSATIONS, "every conversation ends, the faulty ones included"
     by_order: dict[str, set[tuple[str, str]]] = {}
     for conversation_id, line in finished.items():
         kind = (line["error"] or "").split(":")[0]
@@ -107,7 +110,7 @@ def test_ctrl_c_records_the_conversations_in_flight_as_interrupted_and_prints_th
         done = run_wismo("record", "--resume", str(run), cwd=tmp_path, env=KEY)
     assert done.returncode == 0, done.stderr
     finished = live_finished(run)
-    assert len(finished) == 14 and {e["status"] for e in finished.values()} <= {"answered", "invalid_answer"}
+    assert len(finished) == CONVERSATIONS and {e["status"] for e in finished.values()} <= {"answered", "invalid_answer"}
     assert all(finished[e["conversationId"]]["attempt"] == 2 for e in interrupted)
     assert_validates(run)
 
@@ -187,7 +190,7 @@ def test_write_failures_are_one_line_errors_with_their_own_exit_code(tmp_path):
     # Nothing written is lost: every whole line is readable, and a resume with room finishes the run.
     resumed = run_wismo("record", "--resume", "runs/full", cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
-    assert len(live_finished(tmp_path / "runs" / "full")) == 28
+    assert len(live_finished(tmp_path / "runs" / "full")) == 2 * CONVERSATIONS
     assert_validates(tmp_path / "runs" / "full")
 
 
@@ -199,13 +202,14 @@ def test_run_id_is_a_plain_name(tmp_path, run_id):
 
 
 def test_an_unexpected_exception_ends_only_its_own_conversation(tmp_path, monkeypatch):
-    monkeypatch.setitem(REGISTRY, "buggy", ("tests.recorder.fake_registry", "BuggyProvider"))
+    monkeypatch.setitem(REGISTRY, "buggy", BuggyProvider)
     result = asyncio.run(record(RecordOptions(provider="buggy", repetitions=1, concurrency=4, out_dir=tmp_path,
                                               run_id="bug")))
     finished = live_finished(result.run_dir)
     faulty = {c: e for c, e in finished.items() if e["status"] != "answered"}
+    about_1004 = [case["caseId"] for case in default_cases() if case["orderId"] == "ORD-1004"]
     assert {c: e["error"] for c, e in faulty.items()} == {
-        f"partial-delivery.{d}.r1": "unexpected: RuntimeError: boom while reading the response"
-        for d in ("granular", "focused")}
-    assert len(finished) == 14 and result.errored == 2
+        f"{case}.{d}.r1": "unexpected: RuntimeError: boom while reading the response"
+        for case in about_1004 for d in ("granular", "focused")}
+    assert len(finished) == CONVERSATIONS and result.errored == 2 * len(about_1004)
     assert_validates(result.run_dir)

@@ -16,7 +16,7 @@ import subprocess
 from analysis import validate_runs
 from recorder.record import RecordOptions, record
 from recorder.resume import resume
-from tests.helpers import WISMO, events_of, live_finished, run_wismo, wait_for
+from tests.helpers import CONVERSATIONS, WISMO, events_of, live_finished, run_wismo, wait_for
 from wismo.loopback.process import loopback_process
 from wismo.runformat.lock import RunLocked, run_lock
 
@@ -79,7 +79,7 @@ def test_two_resumes_at_once_one_runs_the_other_is_refused_and_a_dead_holder_s_l
     assert [code for code, _ in outcomes] == [0, 2], outcomes
     assert "is being written by pid" in outcomes[1][1]
     finished = live_finished(run)
-    assert len(finished) == 14
+    assert len(finished) == CONVERSATIONS
     assert len([e for e in events_of(run) if e["type"] == "run_resumed"]) == 1
     assert_validates(run)
 

@@ -20,7 +20,7 @@ import recorder.record as record_module
 from analysis import summarize_runs
 from analysis.headline import headline
 from recorder.record import RecordOptions, record
-from tests.helpers import events_of, live_finished
+from tests.helpers import CONVERSATIONS, events_of, live_finished
 
 CONCURRENCY = 4
 
@@ -96,7 +96,7 @@ def test_a_stalled_server_is_restarted_once_and_only_its_calls_in_flight_fail(tm
     [end] = [e for e in events_of(run_dir) if e["type"] == "run_finished"]
     assert end["serverRestarts"] == {"granular": 1, "focused": 0}
     granular, focused = statuses(run_dir, "granular"), statuses(run_dir, "focused")
-    assert len(granular) == len(focused) == 14
+    assert len(granular) == len(focused) == CONVERSATIONS  # two repetitions of each case
     assert 1 <= granular.count("tool_error") <= CONCURRENCY, granular
     assert "tool_error" not in focused
     # The faults are never silent: the summary says they are unequal and the comparison biased.
@@ -113,5 +113,5 @@ def test_a_killed_server_is_restarted_once_and_the_run_goes_on(tmp_path, monkeyp
     [end] = [e for e in events_of(run_dir) if e["type"] == "run_finished"]
     assert end["serverRestarts"] == {"granular": 0, "focused": 1}
     focused = statuses(run_dir, "focused")
-    assert focused.count("tool_error") <= CONCURRENCY and focused.count("answered") >= 14 - CONCURRENCY
+    assert focused.count("tool_error") <= CONCURRENCY and focused.count("answered") >= CONVERSATIONS - CONCURRENCY
     assert "tool_error" not in statuses(run_dir, "granular")
