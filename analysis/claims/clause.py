@@ -16,5 +16,7 @@ class Clause:
     skus: tuple[str, ...]
     whole: bool
     partial: bool = False  # "part of your order": true if true of any item
-    group: bool = False  # "the remaining items": an estimate for the group is one of theirs (the latest)
+    # How a date about several items is read: "estimate" ("the remaining items": their latest estimate) or "any"
+    # ("the last of them on 16 March"): it need only be one item's; "" means every item's.
+    group: str = ""
     counts: dict[str, int] = field(default_factory=dict)  # "two of the four chairs": units stated per SKU

@@ -38,7 +38,9 @@ DELAY = re.compile(
     rf"|\b(?:is|are|was|were|be|been|arrive|arriving|arrived|came|coming|it{_APOS}s|they{_APOS}re)\s+"
     r"(?:a (?:bit|little|few days|day) )?late\b(?!\s+(?:morning|afternoon|evening|night))"
     r"|\blater than (?:the |your |its |their |it was |originally )?(?:promised|expected|planned|original|scheduled"
-    r"|quoted)\b|\bheld up\b|\bbehind schedule\b|\bstuck\b|\bpostponed\b|\boverdue\b|\bpast due\b|\btaking longer\b",
+    r"|quoted)\b"
+    r"|\bheld (?:(?:it|them|things|everything|the \w+) )?up\b|\bholding (?:[\w'’]+ ){0,2}up\b"
+    r"|\bbehind schedule\b|\bstuck\b|\bpostponed\b|\boverdue\b|\bpast due\b|\btaking longer\b",
     _I)
 LOST = re.compile(r"\b(?:lost|gone missing|went missing|stolen|misplaced)\b", _I)
 CERTAINTY = re.compile(
@@ -46,7 +48,8 @@ CERTAINTY = re.compile(
     r"|no doubt|(?:i|we) promise|assure you|no matter what)\b|\b100\s?%", _I)
 ACKNOWLEDGE = re.compile(
     rf"\b(?:can(?:not|{_APOS}t| not)|(?:could(?:n{_APOS}t| not)|(?:was|were|am|are)?\s*unable to|not able to))\s+"
-    r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give)\b"
+    r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give|pull|bring"
+    r"|look|reach|open|view|double-check)\b"
     rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
     rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed)\b"
     r"|\bnot found\b|\bno (?:\w+ )?(?:record|records|tracking|information|info|updates?|details|data|trace)\b"
@@ -59,6 +62,9 @@ ACKNOWLEDGE = re.compile(
 EACH = re.compile(r"\b(?:both|(?<!at )all|everything|every item|each|neither|none|nothing|either)\b", _I)
 WHOLE = re.compile(r"\b(?:your|the|this|whole|entire)\s+(?:whole\s+|entire\s+)?"
                    r"(?:order|package|parcel|shipment|items|purchase)\b", _I)
+# "the last of them on 16 March": a date for one of the group, whichever it is.
+ONE_OF_THEM = re.compile(r"\b(?:the (?:last|first|latest|earliest|final)|some|one|most|either)(?: one)?\s+of\s+"
+                         r"(?:them|these|those|the items|your items|the parcels)\b", _I)
 REST = re.compile(r"\bthe (?:rest|remainder)\b|\b(?:the\s+)?remaining (?:\w+\s+)?(?:items?|parts?|products?|pieces?)\b"
                   r"|\b(?:the|your) other (?:\w+\s+)?(?:item|one|product|piece|thing)s?\b"
                   rf"|\bwhat(?:{_APOS}s| is) left\b|\b(?:everything|anything|all) else\b", _I)
@@ -97,7 +103,7 @@ PAYMENT_OK = re.compile(r"\b(?:went through|gone through|came through|cleared|su
                         r"|paid|confirmed|in order|fine)\b", _I)
 # ... or it did not: the specific statuses first, then a problem of any kind.
 PAYMENT_DECLINED = re.compile(r"\b(?:declined|rejected|bounced|insufficient funds|failed|failure|unsuccessful)\b", _I)
-PAYMENT_PENDING = re.compile(r"\b(?:pending|awaiting|waiting (?:for|on)|not yet (?:received|cleared)"
+PAYMENT_PENDING = re.compile(r"\b(?:pending|processing|awaiting|waiting (?:for|on)|not yet (?:received|cleared)"
                              r"|yet to (?:clear|arrive)|being (?:verified|processed|checked|reviewed))\b", _I)
 PAYMENT_REFUNDED = re.compile(r"\brefund(?:ed)?\b", _I)
 PAYMENT_PROBLEM = re.compile(r"\b(?:problem|issue|trouble|error|on hold|unpaid|outstanding"
@@ -120,6 +126,8 @@ ESTIMATE_BY_PROMISE = re.compile(
     r"|in time)\s+(?:[\w'’-]+\s+){0,2}?(?:by|on|before|for|ahead of)\s+(?:the\s+|your\s+|its\s+|their\s+)?"
     r"(?:original(?:ly)?\s+)?promis", _I)
 RESTOCK_CUE = re.compile(r"\b(?:restock\w*|new stock|back in stock|more stock|replenish\w*|inventory"
+                         r"|(?:expect\w*|due|get\w*|receiv\w*) (?:some |any )?more"
+                         r"|(?:warehouse|supplier|manufacturer)(?:['’]s)? (?:[\w'’]+ ){0,2}?(?:expect\w*|due|hop\w*)"
                          r"|stock (?:is |should be )?(?:expected|due|arriv\w*))\b", _I)
 ESTIMATE_CUE = re.compile(r"\b(?:estimat\w*|expect\w*|eta|due|scheduled|projected|anticipat\w*|on track"
                           r"|arriv(?:e|es|ing)|deliver(?!ed)\w*|reach(?:es|ing)?|get to you|be with you|should|will"

@@ -22,6 +22,9 @@ from analysis.claims.text import DateMention, date_mentions, resolve_relative, s
 
 # "won't be with you until tomorrow": a date after "until" in a denial is when the item is said to come.
 _NOT_UNTIL = re.compile(r"(?:n['’]t|\bnot|\bnever)\b[^.;:]*?\b(?:until|till)\s+(?:the\s+)?$", re.I)
+_PROMISE_AFTER = re.compile(r"\s*(?:that |which )?(?:we |you were |it was |they were )?(?:originally )?promised\b",
+                            re.I)
+_COMPARED = re.compile(r"\b(?:later|earlier|sooner) than (?:the |your |our )?$", re.I)
 _FOR_ITEM = re.compile(r"\s+for\s+(?:the\s+|your\s+|both\s+)?", re.I)
 
 
@@ -82,6 +85,10 @@ class DateChecks:
             context = self.date_context if context == "none" else context
             if _NOT_UNTIL.search(text, 0, d.start - clause.span.start):
                 how, context = "future", "estimate"
+            elif _PROMISE_AFTER.match(self.summary, d.end):
+                context = "promise"  # "the 12 March we promised", "16 March as promised"
+            elif _COMPARED.search(self.summary, clause.span.start, d.start):
+                context = "other"  # "later than 12 March": a date compared with, not given
             about = self._date_owner(d, items)
             self.date_context = context
             lo = d.end
@@ -104,7 +111,7 @@ class DateChecks:
             if context == "estimate":
                 out["estimate"].update(i.sku for i in about)
             as_whole = whole and about == items
-            group = clause.group and about == items and context == "estimate"
+            group = about == items and (clause.group == "any" or (clause.group == "estimate" and context == "estimate"))
             failing = self._date_failures(d, context, span, about, as_whole or group)
             out["flagged"].update(i.sku for i in failing)
             for item in failing if not as_whole else []:

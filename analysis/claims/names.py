@@ -129,15 +129,29 @@ _COUNT = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|te
 _COUNT_WINDOW = 5  # words before a mention that can state how many of it: "two of the four mesh office chairs"
 
 
-def stated_count(text: str, lo: int, at: int) -> int | None:
-    """How many units of the item named at `at` the words before it state, looking no further back than `lo`."""
-    window_start = max(lo, at - 60)
-    words = list(re.finditer(r"\S+", text[window_start:at]))[-_COUNT_WINDOW:]
+_AFTER_COUNT = re.compile(r"\s*\((\d{1,3}|one|two|three|four|five|six) of (?:\d{1,3}|one|two|three|four|five|six"
+                          r"|seven|eight|nine|ten|eleven|twelve)\)", _FLAGS)
+_HALF = re.compile(r"\bhalf\s+(?:of\s+)?(?:the|your|my)?\s*$", _FLAGS)
+
+
+def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | None:
+    """How many units of an item of `quantity` the words around its mention state, looking no further back than `lo`.
+
+    "two of the four chairs", "the first 2 chairs", "half of your chairs", "your chairs (2 of 4)".
+    """
+    after = _AFTER_COUNT.match(text, mention.end)
+    if after:
+        return _number(after[1])
+    window_start = max(lo, mention.start - 60)
+    words = list(re.finditer(r"\S+", text[window_start:mention.start]))[-_COUNT_WINDOW:]
     if not words:
         return None
-    window = text[window_start + words[0].start():at]
+    window = text[window_start + words[0].start():mention.start]
+    if _HALF.search(window):
+        return max(1, quantity // 2)
     found = _COUNT.search(window)
-    if not found:
-        return None
-    value = found[1].lower()
-    return int(value) if value.isdigit() else _NUMBERS[value]
+    return _number(found[1]) if found else None
+
+
+def _number(value: str) -> int:
+    return int(value) if value.isdigit() else _NUMBERS[value.lower()]

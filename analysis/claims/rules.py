@@ -17,6 +17,7 @@ from analysis.claims.cues import (
     EXCEPT,
     FINITE_VERB,
     LOST,
+    ONE_OF_THEM,
     OUTSTANDING,
     PARTIAL,
     PAYMENT_SUBJECT,
@@ -101,8 +102,10 @@ class Checker(DateChecks):
         """Units stated for the items named in the span ("two of the four chairs" -> 2)."""
         counts: dict[str, int] = {}
         for m in self.mentions:
-            if span.start <= m.start < span.end and (n := stated_count(self.summary, span.start, m.start)):
-                counts.update({s: n for s in m.skus})
+            if span.start <= m.start < span.end:
+                for sku in m.skus:
+                    if n := stated_count(self.summary, span.start, m, self.facts.item(sku).quantity):
+                        counts[sku] = n
         return counts
 
     def _has_cue(self, span: Span) -> bool:
@@ -111,19 +114,29 @@ class Checker(DateChecks):
         return any(c.search(text) for c in cues) or bool(date_mentions(self.summary, span.start, span.end))
 
     def _named_after(self, spans: list[Span], index: int, *, consequence: bool) -> list[str]:
-        """Items named later in the sentence ("both items: the kettle ..."), or after a "so" that follows."""
+        """Items named later in the sentence ("both items: the kettle ..."), or by the "so" clause that follows.
+
+        A consequence names its items in its own clause or in the name-only clauses that lead into its claim
+        ("so your espresso machine, tamper and milk jugs haven't been delivered"); a pronoun names none.
+        """
         later = spans[index + 1:]
-        if consequence:
-            starts = [i for i, s in enumerate(later) if CONSEQUENCE.search(self.summary[s.start:s.end])]
-            if not starts or starts[0] != 0:
-                return []
-        return [s for span in later for s in self._named(span) if s]
+        if not consequence:
+            return [s for span in later for s in self._named(span)]
+        if not later or not CONSEQUENCE.search(self.summary[later[0].start:later[0].end]):
+            return []
+        named: list[str] = []
+        for span in later:
+            named += self._named(span)
+            if not named or self._has_cue(span) or FINITE_VERB.search(self.summary[span.start:span.end]):
+                break
+        return named
 
     def run(self) -> list[Finding]:
         """Every finding for the summary, in order of where it points."""
         previous: tuple[tuple[str, ...], bool] | None = None
         seen: set[str] = set()
         for sentence in sentences(self.summary):
+            last: Clause | None = None
             pending: list[str] = []
             pending_counts: dict[str, int] = {}
             self.date_context = "other"  # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared
@@ -133,7 +146,7 @@ class Checker(DateChecks):
                 text = self.summary[span.start:span.end]
                 named = self._named(span)
                 counts = {**pending_counts, **self._counts(span)}
-                group = False
+                group = "any" if ONE_OF_THEM.search(text) else ""
                 if named and not self._has_cue(span) and not EXCEPT.search(text) and not FINITE_VERB.search(text):
                     pending += [s for s in named if s not in pending]  # "the laptop and ..." : subject of what follows
                     pending_counts = counts
@@ -148,13 +161,13 @@ class Checker(DateChecks):
                 elif REST.search(text):
                     rest = tuple(s for s in self.all_skus if s not in seen) \
                         or tuple(i.sku for i in self.facts.items if not i.delivered)
-                    about, group = (rest, False), True
+                    about, group = (rest, False), "estimate"
                 elif EACH.search(text):
                     later = self._named_after(spans, index, consequence=False)  # "both items: the kettle and ..."
                     about = (tuple(dict.fromkeys(later)) or self.all_skus, False)
                 elif WHOLE.search(text) or self.facts.order_id.lower() in text.lower():
                     about = (self.all_skus, True)
-                elif later := self._named_after(spans, index, consequence=True):
+                elif not PRONOUN.search(text) and (later := self._named_after(spans, index, consequence=True)):
                     about = (tuple(dict.fromkeys(later)), False)  # "the courier is late, so your kettle ..."
                 elif index == 0 and carried and len(carried[0]) > 1 and not PRONOUN.search(text):
                     # "Sorry for the delay." after a sentence about two items is about the order, not both items.
@@ -164,7 +177,11 @@ class Checker(DateChecks):
                 previous = about
                 seen.update(named)
                 partial = about[1] and bool(PARTIAL.search(text))
-                self._check_clause(Clause(span, sentence, *about, partial=partial, group=group, counts=counts))
+                last = Clause(span, sentence, *about, partial=partial, group=group, counts=counts)
+                self._check_clause(last)
+            if pending and last and not last.whole:
+                # "... confirmed delivery of the kettle, mugs and grinder": a list that runs on past its claim.
+                self._check_clause(Clause(last.span, sentence, tuple(pending), False, counts=pending_counts))
             if pending:
                 previous = (tuple(pending), False)
         self._check_absences()

@@ -102,7 +102,8 @@ _NUMERIC = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NUMBER = r"(?:\d+|a|an|one|two|three|four|five|six|seven|a few|a couple of|couple of|several)"
 RELATIVE_DATE = re.compile(
-    rf"\b(?:today|tonight|tomorrow|(?:this|next|on|by)\s+{_WEEKDAY}|{_WEEKDAY}|next week|this week(?:end)?"
+    rf"\b(?:(?:later\s+)?today|tonight|this (?:morning|afternoon|evening)|tomorrow"
+    rf"|(?:this|next|on|by)\s+{_WEEKDAY}|{_WEEKDAY}|next week|this week(?:end)?"
     rf"|(?:in|within)\s+(?:the next\s+)?{_NUMBER}(?:\s*(?:-|to)\s*\d+)?\s+(?:more\s+)?(?:business\s+|working\s+)?"
     rf"(?:days?|weeks?)|(?:the\s+)?end of (?:the|this|next) week)\b", _FLAGS)
 VAGUE_TIME = re.compile(r"\b(?:soon|shortly|any day now|in no time|right away|quickly|imminently|very soon)\b", _FLAGS)
@@ -134,7 +135,7 @@ def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, in
         return None
     words = mention_text.lower().split()
     today = date.fromisoformat(clock)
-    if words[-1] in ("today", "tonight"):
+    if words[-1] in ("today", "tonight", "morning", "afternoon", "evening"):
         day = today
     elif words[-1] == "tomorrow":
         day = today + timedelta(days=1)

@@ -105,7 +105,8 @@ def corpora() -> list[Corpus]:
     second = {c["caseId"]: c["orderId"] for c in second_cases()}
     return [Corpus("claims_corpus.json", default_records(), default),
             Corpus("claims_heldout.json", default_records(), default),
-            Corpus("claims_second.json", second_records(), second)]
+            Corpus("claims_second.json", second_records(), second),
+            Corpus("claims_second_heldout.json", second_records(), second)]
 
 
 def entry_findings(entry: dict[str, Any], corpus: Corpus) -> list[Finding]:

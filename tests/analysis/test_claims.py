@@ -64,7 +64,7 @@ def test_the_corpora_cover_every_kind_with_good_and_bad_summaries():
     assert set(per_kind) == set(KINDS) and min(per_kind.values()) >= 5, per_kind
     for corpus in CORPORA.values():
         assert set(corpus.order_of_case) == {e["caseId"] for e in corpus.entries()}, corpus.file
-        assert sum(1 for e in corpus.entries() if not e["expected"]) >= 14, corpus.file
+        assert sum(1 for e in corpus.entries() if not e["expected"]) >= 10, corpus.file
     second = CORPORA["claims_second.json"].entries()
     assert len(second) >= 80 and sum(1 for e in second if e.get("evidence") == "none") >= 8
 

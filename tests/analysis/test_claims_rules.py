@@ -384,3 +384,53 @@ def test_a_parenthesis_lists_what_the_claim_before_it_is_about():
 def test_a_clause_with_a_verb_of_its_own_does_not_hand_its_items_on():
     assert second("ORD-58207", "The chopping boards are on hold; the skillet and knife were delivered on "
                                "11 March.") == set()
+
+
+# --- found by the held-out round on checker v2 ------------------------------------------------------
+
+
+def test_a_count_given_after_the_item_or_as_half():
+    rest = " The lamp and the organisers have arrived."
+    assert second("ORD-58201", "DPD delivered half of your chairs on 15 March." + rest) == set()
+    assert second("ORD-58201", "DPD delivered your chairs (2 of 4) on 15 March." + rest) == set()
+    assert second("ORD-58201", "DPD delivered your chairs (3 of 4) on 15 March." + rest) == {
+        ("unsupported_delivery", "CHR-MESH-BLK")}
+
+
+def test_more_stock_the_warehouse_expects_is_a_restock_date():
+    assert second("ORD-58202", "The sofa is out of stock and the warehouse is expecting more on 29 March. The side "
+                               "table is due tomorrow; the throws and cushion inserts came on 16 March.") == set()
+
+
+def test_a_pronoun_is_about_what_came_before_not_what_follows_so():
+    assert second("ORD-58203", "The grinder arrived on Wednesday. Unfortunately Parcelforce damaged the kettle in "
+                               "transit and it's being repacked, so it won't reach you until Monday; the mugs should "
+                               "follow on Sunday.") == set()
+
+
+def test_a_list_that_runs_on_past_its_claim_shares_it():
+    assert second("ORD-58203", "Parcelforce has confirmed delivery of the kettle, mugs and grinder.") == {
+        ("unsupported_delivery", "KTL-CER-WHT"), ("unsupported_delivery", "MUG-STN-6")}
+
+
+def test_the_last_of_them_and_a_date_we_promised():
+    assert second("ORD-58209", "Your standing desk frame, desktop and both monitor arms were delivered, the last "
+                               "of them on 16 March. I'm sorry they came later than the 12 March we promised.") \
+        == set()
+
+
+@pytest.mark.parametrize(("order_id", "summary", "found"), [
+    ("ORD-58206", "The parasol arrived on 14 March. The chairs and seat pads also show as delivered, though I "
+                  "can't pull up DHL's tracking for them to double-check.", set()),
+    ("ORD-58203", "The kettle and mugs are stuck because your payment is still processing. The grinder arrived.",
+     {("unsupported_payment", None)}),
+])
+def test_wording_first_seen_in_the_held_out_round(order_id, summary, found):
+    assert second(order_id, summary) == found
+
+
+def test_held_it_up_is_a_delay_and_this_afternoon_is_today():
+    assert kinds(check("ORD-1003", "Your chair is delivered, but an issue with the courier held it up.")) == {
+        ("unsupported_delay", "CHAIR-ERGO")}
+    assert kinds(check("ORD-58210", "Your robot vacuum should arrive this afternoon.", evidence=Evidence())) == {
+        ("unsupported_date", None)}
