@@ -309,3 +309,26 @@ class RunAnalysis:
     summary: RunSummary | None  # None when the run failed validation
     details: list[ConversationDetail] | None = None  # None unless asked for, or unreadable in a failed run
     findings: dict[str, list[dict[str, Any]]] | None = None  # conversationId -> claim findings (passed runs)
+
+
+# The claim checker's finding kinds (analysis.claims): fixed names the site and the analysis group findings by,
+# and what each flags, in words, for wherever kinds are listed.
+CLAIM_KINDS = ("unsupported_delivery", "contradicted_outstanding", "unsupported_date", "unsupported_delay",
+               "wrong_delay_reason", "unsupported_payment", "unwarranted_certainty", "unacknowledged_missing_evidence",
+               "unmentioned_sku")
+# High tells the customer something false; medium claims more than is known or hides a gap; low leaves an item out.
+CLAIM_SEVERITY = {"unsupported_delivery": "high", "contradicted_outstanding": "high", "unsupported_date": "high",
+                  "unsupported_delay": "high", "wrong_delay_reason": "high", "unsupported_payment": "high",
+                  "unwarranted_certainty": "medium", "unacknowledged_missing_evidence": "medium",
+                  "unmentioned_sku": "low"}
+CLAIM_MEANING = {
+    "unsupported_delivery": "an item said to be delivered that no delivered carrier observation covers",
+    "contradicted_outstanding": "an item said to be on its way or not arrived that the carrier shows delivered",
+    "unsupported_date": "a date no record gives for that item (another item's, the promised or a restock date)",
+    "unsupported_delay": "a delay where no backorder, carrier delay or payment problem exists",
+    "wrong_delay_reason": "a delay blamed on the carrier or on stock when the item's records show another cause",
+    "unsupported_payment": "a statement about the payment that the payment record does not support",
+    "unwarranted_certainty": "more certainty than the evidence gives: lost, soon, shipped, backordered, definitely",
+    "unacknowledged_missing_evidence": "a record that could not be retrieved, never acknowledged for its item",
+    "unmentioned_sku": "an ordered item the summary never names",
+}

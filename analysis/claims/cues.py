@@ -10,9 +10,12 @@ _APOS = "['’]"
 # --- claim cues ------------------------------------------------------------------------------------
 
 DELIVERED = re.compile(
-    r"\bdelivered\b|\barrived\b(?!\s+at\s+(?:a|an|the|their|its|our|one)\b)|\bdropped off\b|\bsigned for\b"
+    # "arrived at Coventry depot" is a carrier scan; only "arrived at your door" is a delivery.
+    r"\bdelivered\b|\barrived\b(?!\s+at\s+(?!your\b|you\b|home\b))|\bdropped off\b|\bsigned for\b"
     r"|\bleft at (?:your|the) (?:front |back )?(?:door|porch|doorstep|mailbox)\b"
-    rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b", _I)
+    rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b"
+    r"|\b(?:reached|made it to|got to) you\b|\b(?:turned|showed) up\b"
+    r"|\bcame\b(?!\s+(?:through|back|in|from|up|out|to))|\bconfirm(?:ed|s)?\s+(?:the\s+)?deliver(?:y|ed)\b", _I)
 ARRIVAL = re.compile(
     r"\b(?:arrive|arrives|arriving|reach(?:es)? you|gets? to you|be with you|be there|make it to you"
     r"|follow(?!\s+up)|ships?|be shipped|be dispatched|be sent)\b", _I)
@@ -35,7 +38,9 @@ DELAY = re.compile(
     rf"|\b(?:is|are|was|were|be|been|arrive|arriving|arrived|came|coming|it{_APOS}s|they{_APOS}re)\s+"
     r"(?:a (?:bit|little|few days|day) )?late\b(?!\s+(?:morning|afternoon|evening|night))"
     r"|\blater than (?:the |your |its |their |it was |originally )?(?:promised|expected|planned|original|scheduled"
-    r"|quoted)\b|\bheld up\b|\bbehind schedule\b|\bstuck\b|\bpostponed\b|\boverdue\b|\bpast due\b|\btaking longer\b",
+    r"|quoted)\b"
+    r"|\bheld (?:(?:it|them|things|everything|the \w+) )?up\b|\bholding (?:[\w'’]+ ){0,2}up\b"
+    r"|\bbehind schedule\b|\bstuck\b|\bpostponed\b|\boverdue\b|\bpast due\b|\btaking longer\b",
     _I)
 LOST = re.compile(r"\b(?:lost|gone missing|went missing|stolen|misplaced)\b", _I)
 CERTAINTY = re.compile(
@@ -43,7 +48,8 @@ CERTAINTY = re.compile(
     r"|no doubt|(?:i|we) promise|assure you|no matter what)\b|\b100\s?%", _I)
 ACKNOWLEDGE = re.compile(
     rf"\b(?:can(?:not|{_APOS}t| not)|(?:could(?:n{_APOS}t| not)|(?:was|were|am|are)?\s*unable to|not able to))\s+"
-    r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give)\b"
+    r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give|pull|bring"
+    r"|look|reach|open|view|double-check)\b"
     rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
     rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed)\b"
     r"|\bnot found\b|\bno (?:\w+ )?(?:record|records|tracking|information|info|updates?|details|data|trace)\b"
@@ -56,10 +62,56 @@ ACKNOWLEDGE = re.compile(
 EACH = re.compile(r"\b(?:both|(?<!at )all|everything|every item|each|neither|none|nothing|either)\b", _I)
 WHOLE = re.compile(r"\b(?:your|the|this|whole|entire)\s+(?:whole\s+|entire\s+)?"
                    r"(?:order|package|parcel|shipment|items|purchase)\b", _I)
-REST = re.compile(r"\bthe (?:rest|remainder)\b|\b(?:the\s+)?remaining (?:items?|parts?|products?|pieces?)\b"
-                  rf"|\bthe other (?:item|one|product|piece)s?\b|\bwhat(?:{_APOS}s| is) left\b", _I)
+# "the last of them on 16 March": a date for one of the group, whichever it is.
+ONE_OF_THEM = re.compile(r"\b(?:the (?:last|first|latest|earliest|final)|some|one|most|either)(?: one)?\s+of\s+"
+                         r"(?:them|these|those|the items|your items|the parcels)\b", _I)
+REST = re.compile(r"\bthe (?:rest|remainder)\b|\b(?:the\s+)?remaining (?:\w+\s+)?(?:items?|parts?|products?|pieces?)\b"
+                  r"|\b(?:the|your) other (?:\w+\s+)?(?:item|one|product|piece|thing)s?\b"
+                  rf"|\bwhat(?:{_APOS}s| is) left\b|\b(?:everything|anything|all) else\b", _I)
+# "everything except the sofa": every item but the ones the clause names.
+EXCEPT = re.compile(r"\b(?:everything|every item|all(?: (?:the|your|of the|of your))?(?: items)?)\s+"
+                    r"(?:except(?: for)?|but|apart from|other than|besides|aside from)\b", _I)
+# A clause that names nothing, followed by its consequence for named items: "the courier is late, so your X ...".
+CONSEQUENCE = re.compile(rf"^\W*(?:so|and so|which is why|that{_APOS}s why|that is why|meaning|therefore)\b", _I)
 PARTIAL = re.compile(r"\b(?:part|some|one|half|most|a few)\s+of\s+(?:your|the|this|my)\b|\bpartially\b", _I)
 STOCK = re.compile(r"back[- ]?order|out of stock", _I)
+# A cause that is not on the item's records (wrong_delay_reason): stock, beyond "backordered"/"out of stock" ...
+STOCK_CAUSE = re.compile(r"\b(?:stock|inventory|supply) (?:shortage|issue|problem)s?\b|\bshort(?:age)? of stock\b"
+                         r"|\bwaiting (?:for|on) (?:new |more )?stock\b|\bnot in stock\b|\bsold out\b", _I)
+# ... and the carrier: a carrier, courier, depot or hub named as where or why the item is held up.
+CARRIER_CAUSE = (r"\b(?:carrier|courier|shipping|transit|delivery|postal) (?:delays?|issues?|problems?|backlogs?)\b"
+                 r"|\b(?:held|stuck|delayed|sitting|waiting|stopped)(?: up)?\s+(?:[\w'’-]+\s+){0,2}?"
+                 r"(?:at|in|with|by)\s+(?:the |a |their |our |its )?(?:[\w'’-]+\s+){0,2}?"
+                 r"(?:carrier|courier|depot|hub|sorting|facility|customs|transit|{carriers})\b"
+                 r"|\b(?:the |your )?(?:carrier|courier|driver|{carriers})(?:{apos}s)? "
+                 r"(?:(?:has|have) been |is |was |are |were )(?:delayed|running (?:late|behind)|late|behind|held up)\b")
+
+
+def carrier_cause(carriers: tuple[str, ...]) -> re.Pattern[str]:
+    """CARRIER_CAUSE with the order's own carrier names ("held up with Parcelforce")."""
+    names = "|".join(re.escape(c) for c in sorted(carriers, key=len, reverse=True)) or "carrier"
+    return re.compile(CARRIER_CAUSE.replace("{carriers}", names).replace("{apos}", _APOS), _I)
+
+
+# --- payment claims --------------------------------------------------------------------------------
+
+PAYMENT_SUBJECT = re.compile(r"\b(?:payment|paid|card|transfer|charge[ds]?|bank|funds|billing|billed|money|invoice"
+                             r"|debited|refund\w*|authori[sz]ation)\b", _I)
+# Said of the payment: it went through ...
+PAYMENT_OK = re.compile(r"\b(?:went through|gone through|came through|cleared|succeeded|successful"
+                        r"|processed|approved|authori[sz]ed|accepted|captured|charged|billed|debited|taken|received"
+                        r"|paid|confirmed|in order|fine)\b", _I)
+# ... or it did not: the specific statuses first, then a problem of any kind.
+PAYMENT_DECLINED = re.compile(r"\b(?:declined|rejected|bounced|insufficient funds|failed|failure|unsuccessful)\b", _I)
+PAYMENT_PENDING = re.compile(r"\b(?:pending|processing|awaiting|waiting (?:for|on)|not yet (?:received|cleared)"
+                             r"|yet to (?:clear|arrive)|being (?:verified|processed|checked|reviewed))\b", _I)
+PAYMENT_REFUNDED = re.compile(r"\brefund(?:ed)?\b", _I)
+PAYMENT_PROBLEM = re.compile(r"\b(?:problem|issue|trouble|error|on hold|unpaid|outstanding"
+                             r"|did(?:n['’]t| not) go through)\b", _I)
+# A clause with a verb of its own ("the boards are on hold") says something about its items, even with no claim
+# cue; one without ("the laptop and", "Jars, spice rack") hands them to the clause that follows.
+FINITE_VERB = re.compile(rf"\b(?:is|are|was|were|has|have|had|will|would|won{_APOS}t|can{_APOS}t|cannot|isn{_APOS}t"
+                         rf"|aren{_APOS}t|wasn{_APOS}t|weren{_APOS}t|hasn{_APOS}t|haven{_APOS}t)\b", _I)
 PRONOUN = re.compile(r"\b(?:it|its|they|them|their|theirs|these|those|this one|that one)\b", _I)
 AUX = re.compile(rf"(?:\b(?:has|have|had|was|were|is|are|got|been|be|being|not|never|already|both|all|just|now|yet"
                  rf"|also|still|finally|will|would|should|shall|can|could|may|might|must|\w+n{_APOS}t|\w+{_APOS}ll"
@@ -74,9 +126,11 @@ ESTIMATE_BY_PROMISE = re.compile(
     r"|in time)\s+(?:[\w'’-]+\s+){0,2}?(?:by|on|before|for|ahead of)\s+(?:the\s+|your\s+|its\s+|their\s+)?"
     r"(?:original(?:ly)?\s+)?promis", _I)
 RESTOCK_CUE = re.compile(r"\b(?:restock\w*|new stock|back in stock|more stock|replenish\w*|inventory"
+                         r"|(?:expect\w*|due|get\w*|receiv\w*) (?:some |any )?more"
+                         r"|(?:warehouse|supplier|manufacturer)(?:['’]s)? (?:[\w'’]+ ){0,2}?(?:expect\w*|due|hop\w*)"
                          r"|stock (?:is |should be )?(?:expected|due|arriv\w*))\b", _I)
 ESTIMATE_CUE = re.compile(r"\b(?:estimat\w*|expect\w*|eta|due|scheduled|projected|anticipat\w*|on track"
-                          r"|arriv(?:e|es|ing)|deliver(?!ed)\w*|reach\w*|get to you|be with you|should|will"
+                          r"|arriv(?:e|es|ing)|deliver(?!ed)\w*|reach(?:es|ing)?|get to you|be with you|should|will"
                            r"|follow|ships?|out for delivery)\b|['’]ll\b", _I)
 OTHER_CUE = re.compile(r"\b(?:updat\w*|scan\w*|event|checked|placed|ordered|charged|declined|failed|paid|as of"
                        r"|record\w*|last|latest)\b", _I)

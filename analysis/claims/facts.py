@@ -18,10 +18,12 @@ class ItemFacts:
     name: str | None
     quantity: int
     delivered: bool
+    delivered_quantity: int  # units available delivered observations cover ("two of the four chairs")
     delivered_days: tuple[str, ...]
     estimates: tuple[str, ...]
     restock_days: tuple[str, ...]
     delayed: bool
+    carrier_delayed: bool  # its available tracking reports a delay (the carrier_delay rule)
     backordered: bool | None  # None when no warehouse record for it could be read
     moving: bool  # some record shows it left the warehouse
     lost: bool
@@ -42,6 +44,9 @@ class OrderFacts:
     payment_note: str | None
     missing_notes: dict[str, str]  # "kind:ID" -> "ID: why", for every missing ref
     clock: str | None = None  # the day the carrier was last asked, for "today" and "Friday"
+    payment_status: str | None = None  # None when no payment record was gathered
+    carriers: tuple[str, ...] = ()  # carrier names in the order's tracking records
+    gathered: bool = True  # False when nothing about the order was gathered: no record and no failed lookup
 
     def item(self, sku: str) -> ItemFacts:
         """The facts for one SKU of this order."""
@@ -116,6 +121,14 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
     missing_notes = {ref: f"{ref.split(':', 1)[1]}: {evidence.missing.get(ref, 'not found').replace('_', ' ')}"
                      for ref in derived.missingEvidence}
     if order is None:
+        gathered = f"order:{order_id}" in evidence.missing
+        if not gathered:
+            # Nothing about the order: one stand-in item of which nothing is known, so every claim is unsupported.
+            nothing = ItemFacts(sku="", name=None, quantity=1, delivered=False, delivered_quantity=0, delivered_days=(),
+                                estimates=(), restock_days=(), delayed=False, carrier_delayed=False,
+                                backordered=None, moving=False, lost=False, missing=(),
+                                notes=(f"nothing was gathered about {order_id}: no tool result holds a record of it",))
+            return OrderFacts(order_id, False, (nothing,), None, frozenset(), (), nothing.notes[0], {}, gathered=False)
         return OrderFacts(order_id, False, (), None, frozenset(), tuple(derived.missingEvidence), None, missing_notes)
     promised = order.get("promisedDeliveryDate")
     found = {
@@ -141,32 +154,39 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
         available = [t for t in tracking if t.get("availability", "available") == "available"]
         reservations = [r for r in found["reservation"] if r.get("sku") == sku]
         delivered = sku in derived.deliveredSkus
+        delivered_quantity = sum(t.get("quantity", 0) for t in available if t.get("status") == "delivered")
         delivered_days = tuple(sorted({d for t in available if t.get("status") == "delivered"
                                        for d in [_day((t.get("latestEvent") or {}).get("at") or t.get("updatedAt"))]
                                        if d}))
         moving_tracking = [t for t in available if t.get("status") != "delivered"]
         backordered = any(r.get("status") == "backordered" for r in reservations)
+        carrier_delayed = not delivered and any(reports_delay(t, promised) for t in moving_tracking)
         if delivered:
             delayed = bool(promised and delivered_days and max(delivered_days) > promised)
         else:
-            delayed = backordered or payment_issue or any(reports_delay(t, promised) for t in moving_tracking)
+            delayed = backordered or payment_issue or carrier_delayed
         missing = tuple(ref for ref in derived.missingEvidence if owner.get(ref) == sku)
         notes = [_tracking_note(t) for t in tracking] or [f"no tracking record for {sku}"]
         notes += [_reservation_note(r) for r in reservations]
         notes += [missing_notes[ref] for ref in missing if ref.split(":", 1)[1] not in " ".join(notes)]
         items.append(ItemFacts(
             sku=sku, name=item.get("name"), quantity=item.get("quantity", 1), delivered=delivered,
-            delivered_days=delivered_days,
+            delivered_quantity=delivered_quantity, delivered_days=delivered_days,
             estimates=tuple(sorted({t["estimatedDeliveryDate"] for t in moving_tracking
                                     if t.get("estimatedDeliveryDate")})),
             restock_days=tuple(sorted({r["expectedRestockDate"] for r in reservations
                                        if r.get("expectedRestockDate")})),
-            delayed=delayed, backordered=backordered if reservations else None,
+            delayed=delayed, carrier_delayed=carrier_delayed, backordered=backordered if reservations else None,
             moving=bool(available) or any(r.get("status") == "fulfilled" for r in reservations)
             or order.get("status") in _SHIPPED_ORDER_STATUSES,
             lost=any(_says_lost(t) for t in available),
             missing=missing, notes=tuple(notes)))
     order_missing = tuple(ref for ref in derived.missingEvidence if owner.get(ref) is None)
     checked = [d for t in found["tracking"] if (d := _day(t.get("checkedAt")))]
+    if payment is None:
+        payment_ref = f"payment:{order.get('paymentId')}"
+        payment_note = missing_notes.get(payment_ref, f"no payment record was gathered for {order_id}")
+    carriers = tuple(sorted({t["carrier"] for t in found["tracking"] if isinstance(t.get("carrier"), str)}))
     return OrderFacts(order_id, True, tuple(items), promised, frozenset(known_days), order_missing, payment_note,
-                      missing_notes, max(checked) if checked else None)
+                      missing_notes, max(checked) if checked else None,
+                      payment_status=payment.get("status") if payment else None, carriers=carriers)

@@ -5,13 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# Fixed names: the site and the analysis group findings by them.
-KINDS = ("unsupported_delivery", "contradicted_outstanding", "unsupported_date", "unsupported_delay",
-         "unwarranted_certainty", "unacknowledged_missing_evidence", "unmentioned_sku")
-# High tells the customer something false; medium claims more than is known or hides a gap; low leaves an item out.
-SEVERITY = {"unsupported_delivery": "high", "contradicted_outstanding": "high", "unsupported_date": "high",
-            "unsupported_delay": "high", "unwarranted_certainty": "medium",
-            "unacknowledged_missing_evidence": "medium", "unmentioned_sku": "low"}
+from analysis.model import CLAIM_KINDS as KINDS
+from analysis.model import CLAIM_MEANING as MEANING
+from analysis.model import CLAIM_SEVERITY as SEVERITY
+
+__all__ = ["KINDS", "MEANING", "SEVERITY", "Finding", "findings_to_json"]
 
 
 @dataclass(frozen=True)

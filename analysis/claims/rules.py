@@ -3,62 +3,43 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from analysis.claims.clause import Clause
 from analysis.claims.cues import (
     ACKNOWLEDGE,
     ARRIVAL,
     AUX,
-    BY_DATE,
     CERTAINTY,
+    CONSEQUENCE,
     DELAY,
     DELIVERED,
     EACH,
-    ESTIMATE_BY_PROMISE,
-    ESTIMATE_CUE,
+    EXCEPT,
+    FINITE_VERB,
     LOST,
-    NEAR_WORDS,
-    OTHER_CUE,
+    ONE_OF_THEM,
     OUTSTANDING,
     PARTIAL,
-    PROMISE_CUE,
+    PAYMENT_SUBJECT,
     PRONOUN,
     REST,
-    RESTOCK_CUE,
     SHIPPED,
     STOCK,
+    STOCK_CAUSE,
     TRANSIT,
     UNTIL,
     WHOLE,
+    carrier_cause,
 )
+from analysis.claims.dates import DateChecks
 from analysis.claims.facts import ItemFacts, OrderFacts
 from analysis.claims.finding import SEVERITY, Finding
-from analysis.claims.text import (
-    VAGUE_TIME,
-    DateMention,
-    Mention,
-    Span,
-    clauses,
-    date_mentions,
-    item_mentions,
-    resolve_relative,
-    sentences,
-    stance,
-)
+from analysis.claims.names import Mention, item_mentions, stated_count
+from analysis.claims.payment import payment_claims, supported
+from analysis.claims.text import VAGUE_TIME, Span, clauses, date_mentions, sentences, stance
 
 
-@dataclass(frozen=True)
-class Clause:
-    """A clause and the items its claims are about; `whole` means the order as a whole."""
-
-    span: Span
-    sentence: Span
-    skus: tuple[str, ...]
-    whole: bool
-    partial: bool = False  # "part of your order": true if true of any item
-
-
-class Checker:
+class Checker(DateChecks):
     """Checks one summary against one order's facts; `run()` returns the findings."""
 
     def __init__(self, summary: str, facts: OrderFacts) -> None:
@@ -68,7 +49,8 @@ class Checker:
         self.findings: list[Finding] = []
         self.date_context = "other"
         self.acknowledged: set[str | None] = set()
-        self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items])
+        self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items if i.sku])
+        self.carrier_cause = carrier_cause(facts.carriers)
 
     # --- plumbing ----------------------------------------------------------------------------------
 
@@ -77,6 +59,7 @@ class Checker:
 
     def _add(self, kind: str, sku: str | None, clause: Clause | None, start: int, end: int, evidence: str) -> None:
         sentence = self.summary[clause.sentence.start:clause.sentence.end] if clause else ""
+        sku = sku or None  # the stand-in item of an order nothing was gathered about names no SKU
         if any(f.kind == kind and f.sku == sku and f.sentence == sentence and sentence for f in self.findings):
             return  # one finding per kind, item and sentence is enough to point at it
         self.findings.append(Finding(kind, SEVERITY[kind], sentence, self.summary[start:end], evidence, sku,
@@ -115,38 +98,77 @@ class Checker:
                 skus += [s for s in m.skus if s not in skus]
         return skus
 
+    def _counts(self, span: Span) -> dict[str, int]:
+        """Units stated for the items named in the span ("two of the four chairs" -> 2)."""
+        counts: dict[str, int] = {}
+        for m in self.mentions:
+            if span.start <= m.start < span.end:
+                for sku in m.skus:
+                    if n := stated_count(self.summary, span.start, m, self.facts.item(sku).quantity):
+                        counts[sku] = n
+        return counts
+
     def _has_cue(self, span: Span) -> bool:
         text = self.summary[span.start:span.end]
         cues = (DELIVERED, ARRIVAL, SHIPPED, TRANSIT, OUTSTANDING, DELAY, LOST, CERTAINTY, ACKNOWLEDGE)
         return any(c.search(text) for c in cues) or bool(date_mentions(self.summary, span.start, span.end))
+
+    def _named_after(self, spans: list[Span], index: int, *, consequence: bool) -> list[str]:
+        """Items named later in the sentence ("both items: the kettle ..."), or by the "so" clause that follows.
+
+        A consequence names its items in its own clause or in the name-only clauses that lead into its claim
+        ("so your espresso machine, tamper and milk jugs haven't been delivered"); a pronoun names none.
+        """
+        later = spans[index + 1:]
+        if not consequence:
+            return [s for span in later for s in self._named(span)]
+        if not later or not CONSEQUENCE.search(self.summary[later[0].start:later[0].end]):
+            return []
+        named: list[str] = []
+        for span in later:
+            named += self._named(span)
+            if not named or self._has_cue(span) or FINITE_VERB.search(self.summary[span.start:span.end]):
+                break
+        return named
 
     def run(self) -> list[Finding]:
         """Every finding for the summary, in order of where it points."""
         previous: tuple[tuple[str, ...], bool] | None = None
         seen: set[str] = set()
         for sentence in sentences(self.summary):
+            last: Clause | None = None
             pending: list[str] = []
+            pending_counts: dict[str, int] = {}
             self.date_context = "other"  # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared
             carried = previous  # what a clause with no subject of its own is about
-            for index, span in enumerate(clauses(self.summary, sentence)):
+            spans = clauses(self.summary, sentence)
+            for index, span in enumerate(spans):
                 text = self.summary[span.start:span.end]
                 named = self._named(span)
-                if named and not self._has_cue(span):
+                counts = {**pending_counts, **self._counts(span)}
+                group = "any" if ONE_OF_THEM.search(text) else ""
+                if named and not self._has_cue(span) and not EXCEPT.search(text) and not FINITE_VERB.search(text):
                     pending += [s for s in named if s not in pending]  # "the laptop and ..." : subject of what follows
+                    pending_counts = counts
                     seen.update(named)
                     continue
                 named = pending + [s for s in named if s not in pending]
-                pending = []
-                if named:
+                pending, pending_counts = [], {}
+                if EXCEPT.search(text):
+                    about = (tuple(s for s in self.all_skus if s not in named), False)
+                elif named:
                     about = (tuple(named), False)
                 elif REST.search(text):
                     rest = tuple(s for s in self.all_skus if s not in seen) \
                         or tuple(i.sku for i in self.facts.items if not i.delivered)
-                    about = (rest, False)
+                    about, group = (rest, False), "estimate"
                 elif EACH.search(text):
-                    about = (self.all_skus, False)
+                    later = self._named_after(spans, index, consequence=False)  # "both items: the kettle and ..."
+                    about = (tuple(dict.fromkeys(later)) or self.all_skus, False)
                 elif WHOLE.search(text) or self.facts.order_id.lower() in text.lower():
                     about = (self.all_skus, True)
+                elif not PRONOUN.search(text) and (later := self._named_after(spans, index, consequence=True)):
+                    about = (tuple(dict.fromkeys(later)), False)  # "the courier is late, so your kettle ..."
                 elif index == 0 and carried and len(carried[0]) > 1 and not PRONOUN.search(text):
                     # "Sorry for the delay." after a sentence about two items is about the order, not both items.
                     about = (self.all_skus, True)
@@ -155,7 +177,11 @@ class Checker:
                 previous = about
                 seen.update(named)
                 partial = about[1] and bool(PARTIAL.search(text))
-                self._check_clause(Clause(span, sentence, *about, partial=partial))
+                last = Clause(span, sentence, *about, partial=partial, group=group, counts=counts)
+                self._check_clause(last)
+            if pending and last and not last.whole:
+                # "... confirmed delivery of the kettle, mugs and grinder": a list that runs on past its claim.
+                self._check_clause(Clause(last.span, sentence, tuple(pending), False, counts=pending_counts))
             if pending:
                 previous = (tuple(pending), False)
         self._check_absences()
@@ -165,6 +191,7 @@ class Checker:
 
     def _check_clause(self, clause: Clause) -> None:
         text = self.summary[clause.span.start:clause.span.end]
+        sentence = self.summary[clause.sentence.start:clause.sentence.end]
         items = [self.facts.item(s) for s in clause.skus]
         whole = clause.whole and len(self.all_skus) > 1
         if ACKNOWLEDGE.search(text):
@@ -190,7 +217,10 @@ class Checker:
                 future |= how != "negated"
                 self._vague_certainty(clause, items, text, m, how, dated["flagged"])
             elif how in ("plain", "reported") and not text[:m.start()].lower().endswith("be "):
-                failing = [i for i in items if not i.delivered]
+                if how == "reported" and ACKNOWLEDGE.search(sentence):
+                    continue  # "the system lists it as delivered, but I can't confirm the carrier handed it over"
+                failing = [i for i in items if not i.delivered
+                           and not (clause.counts.get(i.sku) and i.delivered_quantity >= clause.counts[i.sku])]
                 if clause.partial and len(failing) < len(items):
                     failing = []
                 self._judge("unsupported_delivery", clause, span, failing)
@@ -215,15 +245,28 @@ class Checker:
                 moving(span)
                 future = True
         for m in OUTSTANDING.finditer(text):
+            if "pending" in m.group().lower() and PAYMENT_SUBJECT.search(text, 0, m.start()):
+                continue  # "your payment is still pending" is about the payment
             if stance(text, m.start()) in ("plain", "reported"):
                 span = self._claim_span(clause, m)
                 outstanding(span)
                 if STOCK.search(m.group()):
-                    # A stock claim needs a warehouse record that says so; a missing record says nothing.
-                    failing = [i for i in items if not i.delivered and not i.backordered]
-                    if whole and any(i.backordered for i in items):
-                        failing = []
-                    self._judge("unwarranted_certainty", clause, span, failing, order_level=whole)
+                    self._stock_cause(clause, items, span, whole)
+        for m in STOCK_CAUSE.finditer(text):
+            if stance(text, m.start()) in ("plain", "reported"):
+                self._stock_cause(clause, items, self._claim_span(clause, m), whole)
+        for m in self.carrier_cause.finditer(text):
+            if stance(text, m.start()) in ("plain", "reported"):
+                # The carrier named as the cause of a delay it does not report (a delay with no cause at all is
+                # unsupported_delay's).
+                failing = [i for i in items if not i.delivered and i.delayed and not i.carrier_delayed]
+                self._judge("wrong_delay_reason", clause, self._claim_span(clause, m),
+                            failing if not whole or len(failing) == len(items) else [], order_level=whole)
+        for claim in payment_claims(text):
+            if not supported(claim, self.facts.payment_status):
+                start = clause.span.start + claim.start
+                self._add("unsupported_payment", None, clause, start, clause.span.start + claim.end,
+                          f"said: {claim.says}; the payment record: {self.facts.payment_note}")
         for m in DELAY.finditer(text):
             if stance(text, m.start()) == "plain":
                 failing = [i for i in items if not i.delayed]
@@ -240,132 +283,33 @@ class Checker:
                 self._judge("unwarranted_certainty", clause, self._claim_span(clause, m),
                             [i for i in items if not i.delivered or i.missing], order_level=whole)
 
+    def _stock_cause(self, clause: Clause, items: list[ItemFacts], span: tuple[int, int], whole: bool) -> None:
+        """A stock claim needs a warehouse record that says so: none read is certainty, another status a wrong cause."""
+        if whole and any(i.backordered for i in items):
+            return
+        unknown = [i for i in items if not i.delivered and i.backordered is None]
+        contradicted = [i for i in items if not i.delivered and i.backordered is False]
+        if whole:
+            kind = "wrong_delay_reason" if contradicted and not unknown else "unwarranted_certainty"
+            self._judge(kind, clause, span, unknown + contradicted, order_level=True)
+            return
+        self._judge("unwarranted_certainty", clause, span, unknown)
+        self._judge("wrong_delay_reason", clause, span, contradicted)
+
     def _vague_certainty(self, clause: Clause, items: list[ItemFacts], text: str, m: re.Match[str], how: str,
                          flagged: set[str]) -> None:
-        """ "Will arrive soon" with no carrier estimate states a timing nobody gave."""
+        """ "Will (or should) arrive soon" with no carrier estimate states a timing nobody gave."""
         vague = VAGUE_TIME.search(text, m.end())
-        if vague and (how == "certain_future" or m.group().lower() in ("arriving", "arrives")):
+        if vague and (how in ("certain_future", "future") or m.group().lower() in ("arriving", "arrives")):
             span = (clause.span.start + m.start(), clause.span.start + vague.end())
             self._judge("unwarranted_certainty", clause, span,
                         [i for i in items if not i.delivered and not i.estimates and i.sku not in flagged])
 
-    # --- dates -------------------------------------------------------------------------------------
-
-    def _date_context(self, clause: Clause, lo: int, hi: int) -> tuple[str, int]:
-        """How a date at `hi` is presented, judged by the cues between `lo` and it; and where the cue starts."""
-        window = self.summary[lo:hi]
-        if m := ESTIMATE_BY_PROMISE.search(window):
-            return "estimate", lo + m.start()
-        tail_start = len(window) - len(" ".join(window.split()[-NEAR_WORDS:])) - 1
-        for name, cue in (("promise", PROMISE_CUE), ("restock", RESTOCK_CUE)):
-            found = [m for m in cue.finditer(window) if m.start() >= tail_start]
-            if found:
-                return name, lo + found[-1].start()
-        text = self.summary[clause.span.start:clause.span.end]
-        candidates: list[tuple[int, str, int]] = []
-        candidates += [(m.end(), "estimate", m.start()) for m in ESTIMATE_CUE.finditer(window)]
-        candidates += [(m.end(), "other", m.start()) for m in OTHER_CUE.finditer(window)]
-        for m in DELIVERED.finditer(window):
-            how = stance(text, lo - clause.span.start + m.start())
-            name = "delivered" if how in ("plain", "reported") else "estimate"
-            aux = AUX.search(window, 0, m.start())
-            begin = aux.start() if aux and aux.end() == m.start() else m.start()
-            candidates.append((m.end(), name, begin))
-        if not candidates:
-            return "none", hi
-        _, name, start = max(candidates, key=lambda c: (c[0], c[1] == "estimate"))
-        return name, lo + start
-
-    def _check_dates(self, clause: Clause, items: list[ItemFacts], whole: bool) -> dict[str, set[str]]:
-        """Check every date in the clause; return the items with an estimate-style date and those flagged."""
-        out: dict[str, set[str]] = {"estimate": set(), "flagged": set()}
-        text = self.summary[clause.span.start:clause.span.end]
-        lo = clause.span.start
-        for d in date_mentions(self.summary, clause.span.start, clause.span.end):
-            how = stance(text, d.start - clause.span.start)
-            context, cue = self._date_context(clause, lo, d.start)
-            context = self.date_context if context == "none" else context
-            self.date_context = context
-            lo = d.end
-            label = self.summary[d.start:d.end]
-            if d.kind == "relative":
-                if how not in ("plain", "reported", "future", "certain_future") or context != "estimate":
-                    continue  # "delivered yesterday", "if it ships tomorrow": nothing to hold it against
-                day = resolve_relative(label, self.facts.clock)
-                if day:
-                    d = DateMention(d.start, d.end, "calendar", (day,))
-                    label += f" ({day[0]:04d}-{day[1]:02d}-{day[2]:02d}, counted from the last carrier check)"
-            span = (min(cue, d.start), d.end)
-            if how in ("hedged", "hypothetical", "counterfactual", "negated"):
-                if d.kind == "calendar" and not any(d.matches(k) for k in self.facts.known_days):
-                    self._judge("unsupported_date", clause, span, items,
-                                f"'{label}' appears nowhere in {self.facts.order_id}'s records (promised "
-                                f"{self.facts.promised}). {self._notes(None if whole else items[0].sku)}",
-                                order_level=whole)
-                continue
-            if context == "estimate":
-                out["estimate"].update(i.sku for i in items)
-            failing = self._date_failures(d, context, span, items, whole)
-            out["flagged"].update(i.sku for i in failing)
-            for item in failing if not whole else []:
-                self._add("unsupported_date", item.sku, clause, *span, self._date_evidence(label, d, context, item))
-            if whole and failing:
-                self._add("unsupported_date", self._order_sku(), clause, *span,
-                          self._date_evidence(label, d, context, None))
-        return out
-
-    def _date_failures(self, d: DateMention, context: str, span: tuple[int, int], items: list[ItemFacts],
-                       whole: bool) -> list[ItemFacts]:
-        promised = self.facts.promised
-        if d.kind in ("relative", "promised"):
-            if context != "estimate":
-                return []
-            if d.kind == "relative":
-                ok = [bool(i.estimates) for i in items]
-            else:
-                ok = [bool(i.estimates and promised and max(i.estimates) <= promised) for i in items]
-        elif context == "promise":
-            ok = [bool(promised and d.matches(promised))] * len(items)
-        elif context == "other":
-            ok = [any(d.matches(k) for k in self.facts.known_days)] * len(items)
-        else:
-            by = bool(BY_DATE.search(self.summary, 0, d.start)) if context == "estimate" else False
-            pools = {"restock": lambda i: i.restock_days, "delivered": lambda i: i.delivered_days,
-                     "estimate": lambda i: i.estimates}
-            ok = []
-            for item in items:
-                days = pools[context](item) if not whole else [x for i in items for x in pools[context](i)]
-                ok.append(any(d.matches(x) or (by and _on_or_after(d, x)) for x in days))
-        if whole:
-            return list(items) if not any(ok) else []
-        return [i for i, good in zip(items, ok, strict=True) if not good]
-
-    def _date_evidence(self, label: str, d: DateMention, context: str, item: ItemFacts | None) -> str:
-        """Say what the date really is in the records, and what the records say about the item."""
-        what = {"estimate": "a carrier estimate", "delivered": "a delivery date", "restock": "a restock date",
-                "promise": "the promised date", "other": "a date in the records"}[context]
-        whose = f" for {item.sku}" if item else ""
-        facts = self.facts
-        actually = []
-        if facts.promised and (d.kind == "promised" or d.matches(facts.promised)):
-            actually.append(f"{facts.order_id}'s promised date ({facts.promised})")
-        for other in facts.items:
-            for day in other.delivered_days:
-                if d.kind == "calendar" and d.matches(day):
-                    actually.append(f"the delivery date of {other.sku}")
-            for day in other.estimates:
-                if d.kind == "calendar" and d.matches(day) and other is not item:
-                    actually.append(f"the carrier estimate for {other.sku}")
-            for day in other.restock_days:
-                if d.kind == "calendar" and d.matches(day):
-                    actually.append(f"the restock date for {other.sku}")
-        head = f"'{label}' is not {what}{whose}"
-        head += f"; it is {', '.join(actually)}" if actually else ""
-        return f"{head}. {self._notes(item.sku if item else None)}"
-
     # --- absences ----------------------------------------------------------------------------------
 
     def _check_absences(self) -> None:
+        if not self.facts.gathered:
+            return  # nothing was looked up: every claim was already reported as unsupported
         mentioned = {s for m in self.mentions for s in m.skus}
         for item in self.facts.items:
             if item.missing and item.sku not in self.acknowledged:
@@ -381,13 +325,8 @@ class Checker:
                 self._add("unmentioned_sku", item.sku, None, 0, 0,
                           f"{self.facts.order_id} lists {item.sku}"
                           + (f" ({item.name})" if item.name else "") + f" × {item.quantity}")
-        if self.facts.order_missing and None not in self.acknowledged:
+        # A missing payment record only matters to what the summary says about the payment (unsupported_payment).
+        refs = [r for r in self.facts.order_missing if not r.startswith("payment:")]
+        if refs and None not in self.acknowledged:
             self._add("unacknowledged_missing_evidence", None, None, 0, 0,
-                      "; ".join(self.facts.missing_notes[r] for r in self.facts.order_missing)
-                      + " — never acknowledged")
-
-
-def _on_or_after(d: DateMention, iso_day: str) -> bool:
-    """Whether "by <d>" is no earlier than the ISO day (a missing year borrows the day's)."""
-    y, m, day = (int(x) for x in iso_day.split("-"))
-    return any(((cy or y), cm, cd) >= (y, m, day) for cy, cm, cd in d.candidates)
+                      "; ".join(self.facts.missing_notes[r] for r in refs) + " — never acknowledged")

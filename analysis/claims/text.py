@@ -21,7 +21,8 @@ _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+|\s+[-–—]+\s+"
     r"|,?\s+(?=(?:but|while|whereas|although|though|because|since|however|unlike)\b)"
     r"|,\s+(?!\d)"
-    r"|\s+(?=(?:and|or)\s+(?:the|your|a|an|its|it|they|their|both|we|i|it['’]s|they['’]re|there|this|that)\b)",
+    r"|\s+(?=(?:and|or)\s+(?:the|your|a|an|its|it|they|their|both|we|i|it['’]s|they['’]re|there|this|that)\b)"
+    r"|(?<=\))\s+(?=(?:and|or)\b)",
     _FLAGS)
 
 
@@ -58,10 +59,23 @@ def sentences(text: str) -> list[Span]:
     return spans
 
 
+def _inside_parentheses(text: str, start: int, at: int) -> bool:
+    depth = 0
+    for char in text[start:at]:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+    return depth > 0
+
+
 def clauses(text: str, sentence: Span) -> list[Span]:
-    """Split one sentence into clauses at conjunctions and strong punctuation."""
+    """Split one sentence into clauses at conjunctions and strong punctuation, not inside parentheses.
+
+    "delivered (wool throw, cushion inserts) or on its way (side table)": a parenthesis lists what the claim
+    before it is about, so it stays in that claim's clause.
+    """
     spans, start = [], sentence.start
     for m in _CLAUSE_BREAK.finditer(text, sentence.start, sentence.end):
+        if _inside_parentheses(text, sentence.start, m.start()):
+            continue
         span = _trimmed(text, start, m.start())
         if span:
             spans.append(span)
@@ -70,66 +84,6 @@ def clauses(text: str, sentence: Span) -> list[Span]:
     if span:
         spans.append(span)
     return spans
-
-
-# --- item mentions ---------------------------------------------------------------------------------
-
-# Single words too generic to stand for an item on their own ("your card was declined" is not a gift card).
-_GENERIC_WORDS = {"order", "item", "product", "package", "parcel", "card", "payment", "record", "update", "date",
-                  "delivery", "carrier", "tracking", "stock", "status", "shipment", "case", "set", "pack", "kit",
-                  "unit", "part", "piece", "pair", "one", "bundle"}
-_IRREGULAR_PLURALS = {"mouse": "mice", "person": "people", "child": "children", "foot": "feet", "knife": "knives",
-                      "shelf": "shelves", "leaf": "leaves"}
-
-
-@dataclass(frozen=True)
-class Mention:
-    """Where the summary names an item; a name shared by several items names them all."""
-
-    start: int
-    end: int
-    skus: tuple[str, ...]
-
-
-def _word_pattern(word: str, last: bool) -> str:
-    core = r"[-\s]?".join(re.escape(part) for part in word.lower().split("-"))
-    if not last or not word.isalpha():
-        return core
-    lower = word.lower()
-    if lower in _IRREGULAR_PLURALS:
-        return f"(?:{core}|{_IRREGULAR_PLURALS[lower]})"
-    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
-        return f"{re.escape(lower[:-1])}(?:y|ies)"
-    if lower.endswith(("s", "x", "z", "ch", "sh")):
-        return f"{core}(?:es)?"
-    return f"{core}s?"
-
-
-def _name_patterns(name: str) -> list[str]:
-    """The full name and each shorter tail of it: "15-inch laptop bag", "laptop bag", "bag"."""
-    words = name.split()
-    patterns = []
-    for i in range(len(words)):
-        tail = words[i:]
-        if len(tail) == 1 and (tail[0].lower() in _GENERIC_WORDS or len(tail[0]) < 3 or not tail[0][0].isalpha()):
-            continue
-        patterns.append(r"[-\s]+".join(_word_pattern(w, j == len(tail) - 1) for j, w in enumerate(tail)))
-    return patterns
-
-
-def item_mentions(text: str, items: list[tuple[str, str | None]]) -> list[Mention]:
-    """Every mention of an item by SKU code or (part of) its name; the longest match wins an overlap."""
-    found: dict[tuple[int, int], set[str]] = {}
-    for sku, name in items:
-        patterns = [re.escape(sku)] + (_name_patterns(name) if name else [])
-        for pattern in patterns:
-            for m in re.finditer(rf"(?<![\w-])(?:{pattern})(?![\w-])", text, _FLAGS):
-                found.setdefault((m.start(), m.end()), set()).add(sku)
-    taken: list[Mention] = []
-    for (start, end), skus in sorted(found.items(), key=lambda kv: (kv[0][0] - kv[0][1], kv[0][0])):
-        if all(end <= t.start or start >= t.end for t in taken):
-            taken.append(Mention(start, end, tuple(sorted(skus))))
-    return sorted(taken, key=lambda m: m.start)
 
 
 # --- dates -----------------------------------------------------------------------------------------
@@ -141,11 +95,15 @@ _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?", _FLAGS)
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+_ORDINAL_DAY = re.compile(r"\b(?:the|on|by|until|till|from|before|after|since|mon|tue|tues|wed|thu|thur|thurs|fri|sat"
+                          r"|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?,?\s+"
+                          r"(\d{1,2})(?:st|nd|rd|th)\b", _FLAGS)
 _NUMERIC = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NUMBER = r"(?:\d+|a|an|one|two|three|four|five|six|seven|a few|a couple of|couple of|several)"
 RELATIVE_DATE = re.compile(
-    rf"\b(?:today|tonight|tomorrow|(?:this|next|on|by)\s+{_WEEKDAY}|{_WEEKDAY}|next week|this week(?:end)?"
+    rf"\b(?:(?:later\s+)?today|tonight|this (?:morning|afternoon|evening)|tomorrow"
+    rf"|(?:this|next|on|by)\s+{_WEEKDAY}|{_WEEKDAY}|next week|this week(?:end)?"
     rf"|(?:in|within)\s+(?:the next\s+)?{_NUMBER}(?:\s*(?:-|to)\s*\d+)?\s+(?:more\s+)?(?:business\s+|working\s+)?"
     rf"(?:days?|weeks?)|(?:the\s+)?end of (?:the|this|next) week)\b", _FLAGS)
 VAGUE_TIME = re.compile(r"\b(?:soon|shortly|any day now|in no time|right away|quickly|imminently|very soon)\b", _FLAGS)
@@ -160,12 +118,12 @@ class DateMention:
     start: int
     end: int
     kind: str  # "calendar" | "relative" | "promised"
-    candidates: tuple[tuple[int | None, int, int], ...] = ()
+    candidates: tuple[tuple[int | None, int | None, int], ...] = ()  # (year, month, day); None: any
 
     def matches(self, iso_day: str) -> bool:
         """Whether this calendar mention can be the given ISO day."""
         y, m, d = (int(x) for x in iso_day.split("-"))
-        return any((cy is None or cy == y) and cm == m and cd == d for cy, cm, cd in self.candidates)
+        return any((cy is None or cy == y) and (cm is None or cm == m) and cd == d for cy, cm, cd in self.candidates)
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -177,7 +135,7 @@ def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, in
         return None
     words = mention_text.lower().split()
     today = date.fromisoformat(clock)
-    if words[-1] in ("today", "tonight"):
+    if words[-1] in ("today", "tonight", "morning", "afternoon", "evening"):
         day = today
     elif words[-1] == "tomorrow":
         day = today + timedelta(days=1)
@@ -208,6 +166,9 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
         add(DateMention(m.start(), m.end(), "calendar", ((_year(m[3]), _MONTHS[m[1][:3].lower()], int(m[2])),)))
     for m in _DAY_MONTH.finditer(text, start, end):
         add(DateMention(m.start(), m.end(), "calendar", ((_year(m[3]), _MONTHS[m[2][:3].lower()], int(m[1])),)))
+    for m in _ORDINAL_DAY.finditer(text, start, end):
+        if 1 <= int(m[1]) <= 31:  # "the 19th": a day of whichever month the records give
+            add(DateMention(m.start(1), m.end(), "calendar", ((None, None, int(m[1])),)))
     for m in _NUMERIC.finditer(text, start, end):
         a, b, y = int(m[1]), int(m[2]), _year(m[3])
         readings = tuple({(y, a, b), (y, b, a)} & {(y, x, z) for x in range(1, 13) for z in range(1, 32)})
@@ -236,6 +197,10 @@ _PRESUPPOSED = re.compile(r"\b(?:why|reason|cause)\b", _FLAGS)
 _NEGATION = re.compile(
     rf"(?:\bnot|n{_APOS}t|\bnever|\bno longer|\byet to|\bwithout|\bnothing|\bneither|\bnor)\s+{_WORDS}{{0,3}}$"
     rf"|\bno\s+{_WORDS}{{0,2}}$", _FLAGS)
+# "I don't see any sign of a delay", "there's nothing to suggest the curtains are delayed".
+_NO_SIGN = re.compile(
+    rf"(?:n{_APOS}t|\bnot|\bno|\bnothing|\bnever|\bwithout)\s+{_WORDS}{{0,3}}?(?:see|seeing|find|sign|signs|indication"
+    rf"|indications|evidence|suggest\w*|mention|reason to (?:think|believe|expect))\s+{_WORDS}{{0,6}}$", _FLAGS)
 _CLAUSE_NEGATION = re.compile(r"^\W*(?:(?:and|but|so|or|yet)\s+)?(?:neither|none|nothing|no\s+items?)\b", _FLAGS)
 _COUNTERFACTUAL = re.compile(
     rf"\b(?:(?:should|would|could|might|may|must)(?:n{_APOS}t| not)?\s+have|supposed to|meant to"
@@ -265,7 +230,7 @@ def stance(clause_text: str, at: int) -> str:
         return "hypothetical"
     if _COUNTERFACTUAL.search(before):
         return "counterfactual"
-    negation = _NEGATION.search(before)
+    negation = _NEGATION.search(before) or _NO_SIGN.search(before)
     if _unless_presupposed(negation, before) or _CLAUSE_NEGATION.search(before):
         return "negated"
     if _CERTAIN_FUTURE.search(before):

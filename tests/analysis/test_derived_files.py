@@ -12,6 +12,7 @@ from recorder.scorer import score
 from tests.analysis.conftest import dumps
 from tests.analysis.runbuilder import expected_for, write_run
 from tests.analysis.test_metrics import HAND_RUN
+from tests.helpers import ROOT
 
 TS = "2026-10-09T00:00:00.000000+00:00"
 
@@ -95,6 +96,17 @@ def test_claim_findings_per_design_and_per_conversation(hand_run):
     assert set(found) == {"A.granular.r1", "B.granular.r2"}
     assert [f["start"] for f in found["A.granular.r1"]] == [3, 30]
     assert found["B.granular.r2"][0]["sku"] == "SKU-X" and found["B.granular.r2"][0]["kind"] == "unknown_sku"
+
+
+def test_every_claim_kind_is_counted_and_no_sql_names_one(hand_run):
+    from analysis.model import CLAIM_KINDS
+    lines = [{"type": "summary_checked", "conversationId": "A.granular.r1", "findings": len(CLAIM_KINDS)}]
+    lines += [finding("A.granular.r1", kind, 4 * n) for n, kind in enumerate(CLAIM_KINDS)]
+    (hand_run / "claims.jsonl").write_text(claims(*lines))
+    [summary] = summarize_runs([hand_run])
+    assert summary.claim_findings["granular"] == {**dict.fromkeys(CLAIM_KINDS, 1), "any": 1, "checked": 1}
+    sql = " ".join(path.read_text() for path in (ROOT / "analysis" / "sql").glob("*.sql"))
+    assert not [kind for kind in CLAIM_KINDS if kind in sql]  # a new kind needs no SQL change
 
 
 def test_claim_lines_are_checked(hand_run):

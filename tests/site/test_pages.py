@@ -156,6 +156,19 @@ def test_marks_split_the_summary_into_escaped_pieces():
                                                     ("nowhere", False), ("no-span", False)]
 
 
+def test_every_claim_kind_is_explained_where_kinds_are_listed():
+    from analysis.model import CLAIM_KINDS, CLAIM_MEANING
+    assert set(CLAIM_MEANING) == set(CLAIM_KINDS) and all(CLAIM_MEANING.values())
+    _, notes = summary_pieces("Held at the depot.", [{"kind": "wrong_delay_reason", "start": 0, "end": 17},
+                                                     {"kind": "from_a_newer_checker", "start": 0, "end": 4}])
+    assert [n.meaning for n in notes] == [CLAIM_MEANING["wrong_delay_reason"], ""]
+    site = factories.offline_site()
+    site["summaries"][0] = factories.summarize(site["summaries"][0].run, site["details_by_run"]["sample-offline"],
+                                               {"granular": {"unsupported_payment": 2, "checked": 14}})
+    [row] = build_overview(data_for(site), None).valid_runs[0].findings
+    assert (row.kind, row.cells[0], row.meaning) == ("unsupported_payment", "2", CLAIM_MEANING["unsupported_payment"])
+
+
 def test_findings_reach_case_conversation_and_review_pages():
     data = data_for(factories.offline_site(), findings=factories.findings_fixture())
     case = {p.case_id: p for p in build_case_pages(data)}["tracking-unavailable"]

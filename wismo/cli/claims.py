@@ -15,9 +15,10 @@ def claims_command(run_dirs: tuple[Path, ...]) -> None:
     """Check every customer summary in RUN_DIR… and write RUN_DIR/claims.jsonl.
 
     Flags claims the conversation's own tool results do not support: an item said delivered without
-    a delivered carrier observation, a delay where nothing shows one, an invented date, certainty the
-    evidence cannot give, unacknowledged missing evidence, an ordered item never mentioned. `record`
-    runs it at the end of every run; run it again after changing the checker.
+    a delivered carrier observation, a delay where nothing shows one, a delay blamed on the wrong cause,
+    a payment statement its record contradicts, an invented date, certainty the evidence cannot give,
+    unacknowledged missing evidence, an ordered item never mentioned (docs/claims.md lists the kinds).
+    `record` runs it at the end of every run; run it again after changing the checker.
 
     Example:
 

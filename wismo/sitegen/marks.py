@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from analysis.model import CLAIM_MEANING
 from wismo.sitegen.pages import FindingNote, Piece
 
 
@@ -37,7 +38,7 @@ def summary_pieces(text: str, findings: Sequence[dict[str, Any]] | None) -> tupl
         kind = str(finding.get("kind") or "finding")
         span = _span(finding, len(text))
         notes.append(FindingNote(kind=kind, severity=str(finding.get("severity") or ""), detail=_detail(finding),
-                                 located=span is not None))
+                                 located=span is not None, meaning=CLAIM_MEANING.get(kind, "")))
         if span:
             spans.append((*span, kind))
     if not spans:

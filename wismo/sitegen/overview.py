@@ -9,7 +9,15 @@ from typing import Any
 
 from analysis.headline import headline
 from analysis.labels import FIELD_LABELS, METRIC_LABELS
-from analysis.model import FIELDS, METRICS, ConversationDetail, DesignMetrics, MetricComparison, RunSummary
+from analysis.model import (
+    CLAIM_MEANING,
+    FIELDS,
+    METRICS,
+    ConversationDetail,
+    DesignMetrics,
+    MetricComparison,
+    RunSummary,
+)
 from wismo.sitegen import charts, fmt
 from wismo.sitegen.context import SiteData, case_url, review_counts
 from wismo.sitegen.pages import (
@@ -143,8 +151,8 @@ def _overview_run(data: SiteData, run_id: str) -> OverviewRun:
     else:
         status = f"The designs' evidence differs for {sum(not o.matched for o in summary.deterministic)} orders."
     kinds = sorted({kind for by_kind in summary.claim_findings.values() for kind in by_kind} - {"checked"})
-    findings = [FindingCount(kind, [fmt.count(summary.claim_findings.get(d, {}).get(kind, 0)) for d in designs])
-                for kind in kinds]
+    findings = [FindingCount(kind, [fmt.count(summary.claim_findings.get(d, {}).get(kind, 0)) for d in designs],
+                             CLAIM_MEANING.get(kind, "")) for kind in kinds]
     reviews = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]
     words = headline(summary)
     return OverviewRun(card=card, conversations=len(details), headline=headline_table(summary),

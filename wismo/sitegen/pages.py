@@ -57,6 +57,7 @@ class FindingNote:
     severity: str
     detail: str
     located: bool
+    meaning: str = ""  # what the kind flags, in words (empty for a kind this version does not know)
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class FindingCount:
 
     kind: str
     cells: list[str]
+    meaning: str = ""  # what the kind flags, in words
 
 
 @dataclass(frozen=True)

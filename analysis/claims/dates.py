@@ -1,0 +1,188 @@
+"""Dates in a summary: how each is presented (estimate, delivery, restock, promise) and whether a record gives it."""
+
+from __future__ import annotations
+
+import re
+
+from analysis.claims.clause import Clause
+from analysis.claims.cues import (
+    AUX,
+    BY_DATE,
+    DELIVERED,
+    ESTIMATE_BY_PROMISE,
+    ESTIMATE_CUE,
+    NEAR_WORDS,
+    OTHER_CUE,
+    PROMISE_CUE,
+    RESTOCK_CUE,
+)
+from analysis.claims.facts import ItemFacts, OrderFacts
+from analysis.claims.names import Mention
+from analysis.claims.text import DateMention, date_mentions, resolve_relative, stance
+
+# "won't be with you until tomorrow": a date after "until" in a denial is when the item is said to come.
+_NOT_UNTIL = re.compile(r"(?:n['’]t|\bnot|\bnever)\b[^.;:]*?\b(?:until|till)\s+(?:the\s+)?$", re.I)
+_PROMISE_AFTER = re.compile(r"\s*(?:that |which )?(?:we |you were |it was |they were )?(?:originally )?promised\b",
+                            re.I)
+_COMPARED = re.compile(r"\b(?:later|earlier|sooner) than (?:the |your |our )?$", re.I)
+_FOR_ITEM = re.compile(r"\s+for\s+(?:the\s+|your\s+|both\s+)?", re.I)
+
+
+class DateChecks:
+    """The date checks of `Checker`; the state they use is set up by it."""
+
+    summary: str
+    facts: OrderFacts
+    date_context: str
+    mentions: list[Mention]
+
+    def _add(self, kind: str, sku: str | None, clause: Clause | None, start: int, end: int, evidence: str) -> None:
+        raise NotImplementedError
+
+    def _judge(self, kind: str, clause: Clause, span: tuple[int, int], failing: list[ItemFacts],
+               evidence: str | None = None, *, payment: bool = False, order_level: bool = False) -> None:
+        raise NotImplementedError
+
+    def _notes(self, sku: str | None, *, payment: bool = False) -> str:
+        raise NotImplementedError
+
+    def _order_sku(self) -> str | None:
+        raise NotImplementedError
+
+    def _date_context(self, clause: Clause, lo: int, hi: int) -> tuple[str, int]:
+        """How a date at `hi` is presented, judged by the cues between `lo` and it; and where the cue starts."""
+        window = self.summary[lo:hi]
+        if m := ESTIMATE_BY_PROMISE.search(window):
+            return "estimate", lo + m.start()
+        tail_start = len(window) - len(" ".join(window.split()[-NEAR_WORDS:])) - 1
+        for name, cue in (("promise", PROMISE_CUE), ("restock", RESTOCK_CUE)):
+            found = [m for m in cue.finditer(window) if m.end() > tail_start]
+            if found:
+                return name, lo + found[-1].start()
+        text = self.summary[clause.span.start:clause.span.end]
+        candidates: list[tuple[int, str, int]] = []
+        candidates += [(m.end(), "estimate", m.start()) for m in ESTIMATE_CUE.finditer(window)]
+        candidates += [(m.end(), "other", m.start()) for m in OTHER_CUE.finditer(window)]
+        for m in DELIVERED.finditer(window):
+            how = stance(text, lo - clause.span.start + m.start())
+            name = "delivered" if how in ("plain", "reported") else "estimate"
+            aux = AUX.search(window, 0, m.start())
+            begin = aux.start() if aux and aux.end() == m.start() else m.start()
+            candidates.append((m.end(), name, begin))
+        if not candidates:
+            return "none", hi
+        _, name, start = max(candidates, key=lambda c: (c[0], c[1] == "estimate"))
+        return name, lo + start
+
+    def _check_dates(self, clause: Clause, items: list[ItemFacts], whole: bool) -> dict[str, set[str]]:
+        """Check every date in the clause; return the items with an estimate-style date and those flagged."""
+        out: dict[str, set[str]] = {"estimate": set(), "flagged": set()}
+        text = self.summary[clause.span.start:clause.span.end]
+        lo = clause.span.start
+        for d in date_mentions(self.summary, clause.span.start, clause.span.end):
+            how = stance(text, d.start - clause.span.start)
+            context, cue = self._date_context(clause, lo, d.start)
+            context = self.date_context if context == "none" else context
+            if _NOT_UNTIL.search(text, 0, d.start - clause.span.start):
+                how, context = "future", "estimate"
+            elif _PROMISE_AFTER.match(self.summary, d.end):
+                context = "promise"  # "the 12 March we promised", "16 March as promised"
+            elif _COMPARED.search(self.summary, clause.span.start, d.start):
+                context = "other"  # "later than 12 March": a date compared with, not given
+            about = self._date_owner(d, items)
+            self.date_context = context
+            lo = d.end
+            label = self.summary[d.start:d.end]
+            if d.kind == "relative":
+                if how not in ("plain", "reported", "future", "certain_future") or context != "estimate":
+                    continue  # "delivered yesterday", "if it ships tomorrow": nothing to hold it against
+                day = resolve_relative(label, self.facts.clock)
+                if day:
+                    d = DateMention(d.start, d.end, "calendar", (day,))
+                    label += f" ({day[0]:04d}-{day[1]:02d}-{day[2]:02d}, counted from the last carrier check)"
+            span = (min(cue, d.start), d.end)
+            if how in ("hedged", "hypothetical", "counterfactual", "negated"):
+                if d.kind == "calendar" and not any(d.matches(k) for k in self.facts.known_days):
+                    self._judge("unsupported_date", clause, span, items,
+                                f"'{label}' appears nowhere in {self.facts.order_id}'s records (promised "
+                                f"{self.facts.promised}). {self._notes(None if whole else items[0].sku)}",
+                                order_level=whole)
+                continue
+            if context == "estimate":
+                out["estimate"].update(i.sku for i in about)
+            as_whole = whole and about == items
+            group = about == items and (clause.group == "any" or (clause.group == "estimate" and context == "estimate"))
+            failing = self._date_failures(d, context, span, about, as_whole or group)
+            out["flagged"].update(i.sku for i in failing)
+            for item in failing if not as_whole else []:
+                self._add("unsupported_date", item.sku, clause, *span, self._date_evidence(label, d, context, item))
+            if as_whole and failing:
+                self._add("unsupported_date", self._order_sku(), clause, *span,
+                          self._date_evidence(label, d, context, None))
+        return out
+
+    def _date_owner(self, d: DateMention, items: list[ItemFacts]) -> list[ItemFacts]:
+        """The items a date is about: "22 March for the kettle" is the kettle's date, not every item's."""
+        after = _FOR_ITEM.match(self.summary, d.end)
+        if after:
+            owner = next((m for m in self.mentions if m.start == after.end()), None)
+            if owner:
+                named = [i for i in items if i.sku in owner.skus]
+                return named or items
+        return items
+
+    def _date_failures(self, d: DateMention, context: str, span: tuple[int, int], items: list[ItemFacts],
+                       any_of: bool) -> list[ItemFacts]:
+        """The items the date is wrong for; with `any_of` (the order, "the remaining items") all or none."""
+        promised = self.facts.promised
+        if d.kind in ("relative", "promised"):
+            if context != "estimate":
+                return []
+            if d.kind == "relative":
+                ok = [bool(i.estimates) for i in items]
+            else:
+                ok = [bool(i.estimates and promised and max(i.estimates) <= promised) for i in items]
+        elif context == "promise":
+            ok = [bool(promised and d.matches(promised))] * len(items)
+        elif context == "other":
+            ok = [any(d.matches(k) for k in self.facts.known_days)] * len(items)
+        else:
+            by = bool(BY_DATE.search(self.summary, 0, d.start)) if context == "estimate" else False
+            pools = {"restock": lambda i: i.restock_days, "delivered": lambda i: i.delivered_days,
+                     "estimate": lambda i: i.estimates}
+            ok = []
+            for item in items:
+                days = pools[context](item) if not any_of else [x for i in items for x in pools[context](i)]
+                ok.append(any(d.matches(x) or (by and _on_or_after(d, x)) for x in days))
+        if any_of:
+            return list(items) if not any(ok) else []
+        return [i for i, good in zip(items, ok, strict=True) if not good]
+
+    def _date_evidence(self, label: str, d: DateMention, context: str, item: ItemFacts | None) -> str:
+        """Say what the date really is in the records, and what the records say about the item."""
+        what = {"estimate": "a carrier estimate", "delivered": "a delivery date", "restock": "a restock date",
+                "promise": "the promised date", "other": "a date in the records"}[context]
+        whose = f" for {item.sku}" if item else ""
+        facts = self.facts
+        actually = []
+        if facts.promised and (d.kind == "promised" or d.matches(facts.promised)):
+            actually.append(f"{facts.order_id}'s promised date ({facts.promised})")
+        for other in facts.items:
+            for day in other.delivered_days:
+                if d.kind == "calendar" and d.matches(day):
+                    actually.append(f"the delivery date of {other.sku}")
+            for day in other.estimates:
+                if d.kind == "calendar" and d.matches(day) and other is not item:
+                    actually.append(f"the carrier estimate for {other.sku}")
+            for day in other.restock_days:
+                if d.kind == "calendar" and d.matches(day):
+                    actually.append(f"the restock date for {other.sku}")
+        head = f"'{label}' is not {what}{whose}"
+        head += f"; it is {', '.join(actually)}" if actually else ""
+        return f"{head}. {self._notes(item.sku if item else None)}"
+
+
+def _on_or_after(d: DateMention, iso_day: str) -> bool:
+    """Whether "by <d>" is no earlier than the ISO day (a missing year borrows the day's)."""
+    y, m, day = (int(x) for x in iso_day.split("-"))
+    return any(((cy or y), (cm or m), cd) >= (y, m, day) for cy, cm, cd in d.candidates)

@@ -1,0 +1,157 @@
+"""Where a summary names an ordered item: by SKU code, by its product name, or by the words people shorten it to.
+
+A product name is read as a head part and qualifiers ("Mesh office chair, black (CHR-MESH-BLK)": the head part
+is "Mesh office chair"). An item is named by its full name, by any run of two or more words of its head part
+("office chair", "bunk bed"), by the head part's last word ("chair", "chairs"), and by a word of its head part or
+SKU code that no other item of the order shares when that word is the head of its phrase ("the vacuum is out
+for delivery", "your desk arrived": a determiner before it, a function word or punctuation after it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FLAGS = re.I
+
+# Single words too generic to stand for an item on their own ("your card was declined" is not a gift card).
+_GENERIC_WORDS = {"order", "item", "product", "package", "parcel", "card", "payment", "record", "update", "date",
+                  "delivery", "carrier", "tracking", "stock", "status", "shipment", "case", "set", "pack", "kit",
+                  "unit", "part", "piece", "pair", "one", "bundle", "size", "colour", "color", "model", "edition"}
+_IRREGULAR_PLURALS = {"mouse": "mice", "person": "people", "child": "children", "foot": "feet", "knife": "knives",
+                      "shelf": "shelves", "leaf": "leaves"}
+_QUALIFIER = re.compile(r"\s*[,(;]")
+_WORD = re.compile(r"[\w'’]+(?:-[\w'’]+)*")
+# A bare modifier ("vacuum" of "Robot vacuum cleaner") names its item only as the head of a phrase.
+_BEFORE_HEAD = re.compile(r"\b(?:the|your|my|our|their|its|this|that|these|those|both|each|every|either|neither"
+                          r"|remaining|last|other|first|\d+|one|two|three|four|five|six)\s+$", _FLAGS)
+_AFTER_HEAD = re.compile(
+    r"^(?:s|es)?(?:\s*(?:[.,;:!?)\]–—]|\s-\s|$)|\s+(?:and|or|is|are|was|were|has|have|had|hasn['’]t|haven['’]t|isn['’]t"
+    r"|aren['’]t|wasn['’]t|weren['’]t|will|won['’]t|would|should|shall|can|can['’]t|could|may|might|must|did|didn['’]t"
+    r"|does|doesn['’]t|got|came|arrived|itself|too|also|still|already|from|with|to|on|in|at|by|for|itself|yet|now"
+    r"|itself|hasn['’]t|seems?|appears?|went|left|should)\b)", _FLAGS)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Where the summary names an item; a name shared by several items names them all."""
+
+    start: int
+    end: int
+    skus: tuple[str, ...]
+
+
+def _word_pattern(word: str, last: bool) -> str:
+    core = r"[-\s]?".join(re.escape(part) for part in word.lower().split("-"))
+    if not last or not word.isalpha():
+        return core
+    lower = word.lower()
+    if lower in _IRREGULAR_PLURALS:
+        return f"(?:{core}|{_IRREGULAR_PLURALS[lower]})"
+    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
+        return f"{re.escape(lower[:-1])}(?:y|ies)"
+    if lower.endswith(("s", "x", "z", "ch", "sh")):
+        return f"{core}(?:es)?"
+    return f"{core}s?"
+
+
+def _phrase(words: list[str]) -> str:
+    return r"[-\s,]+".join(_word_pattern(w, j == len(words) - 1) for j, w in enumerate(words))
+
+
+def _can_stand_alone(word: str, *, shortest: int = 3) -> bool:
+    letters_only = re.fullmatch(r"[^\W\d_]+(?:-[^\W\d_]+)*", word)  # "e-reader" yes, "4K" and "3-pack" no
+    return word.lower() not in _GENERIC_WORDS and len(word) >= shortest and bool(letters_only)
+
+
+def _head_words(name: str) -> list[str]:
+    return _WORD.findall(_QUALIFIER.split(name, maxsplit=1)[0])
+
+
+def _name_patterns(name: str) -> list[str]:
+    """The full name, every run of two or more head-part words, and the head part's last word."""
+    words, head = _WORD.findall(name), _head_words(name)
+    patterns = [_phrase(words)] if words else []
+    for i in range(len(head)):
+        for j in range(i + 2, len(head) + 1):
+            patterns.append(_phrase(head[i:j]))
+    if _stand_in(head):
+        patterns.append(_word_pattern(_stand_in(head), True))
+    return patterns
+
+
+def _stand_in(head: list[str]) -> str:
+    """The word of a head part that names the item alone: its last word, or the one before a generic last word."""
+    if head and _can_stand_alone(head[-1]):
+        return head[-1]
+    if len(head) > 1 and head[-1].lower() in _GENERIC_WORDS and _can_stand_alone(head[-2]):
+        return head[-2]  # "Side brush set": "brushes" names it
+    return ""
+
+
+def _modifiers(items: list[tuple[str, str | None]]) -> dict[str, str]:
+    """Words of a head part or SKU code that only one item has, and are not already its last head word."""
+    owners: dict[str, set[str]] = {}
+    for sku, name in items:
+        head = _head_words(name) if name else []
+        words = [w for w in head[:-1] if _can_stand_alone(w)]
+        words += [w for w in sku.split("-") if _can_stand_alone(w, shortest=4)]
+        for word in words:
+            owners.setdefault(word.lower(), set()).add(sku)
+    lasts = {_stand_in(_head_words(name)).lower() for _, name in items if name}
+    return {word: next(iter(skus)) for word, skus in owners.items() if len(skus) == 1 and word not in lasts}
+
+
+def item_mentions(text: str, items: list[tuple[str, str | None]]) -> list[Mention]:
+    """Every mention of an item by SKU code or (part of) its name; the longest match wins an overlap."""
+    found: dict[tuple[int, int], set[str]] = {}
+    for sku, name in items:
+        for pattern in [re.escape(sku)] + (_name_patterns(name) if name else []):
+            for m in re.finditer(rf"(?<![\w-])(?:{pattern})(?![\w-])", text, _FLAGS):
+                found.setdefault((m.start(), m.end()), set()).add(sku)
+    for word, sku in _modifiers(items).items():
+        for m in re.finditer(rf"(?<![\w-]){_word_pattern(word, True)}(?![\w-])", text, _FLAGS):
+            if _BEFORE_HEAD.search(text, 0, m.start()) and _AFTER_HEAD.match(text[m.end():]):
+                found.setdefault((m.start(), m.end()), set()).add(sku)
+    taken: list[Mention] = []
+    for (start, end), skus in sorted(found.items(), key=lambda kv: (kv[0][0] - kv[0][1], kv[0][0])):
+        if all(end <= t.start or start >= t.end for t in taken):
+            taken.append(Mention(start, end, tuple(sorted(skus))))
+    return sorted(taken, key=lambda m: m.start)
+
+
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+            "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a pair of": 2}
+_COUNT = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of"
+                    r"|a pair of)\b"
+                    r"(?!\s*(?:st|nd|rd|th|%|:|/|\.\d|am|pm)\b)(?!\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+                    r"|days?|weeks?|hours?|working|business)\w*)", _FLAGS)
+_COUNT_WINDOW = 5  # words before a mention that can state how many of it: "two of the four mesh office chairs"
+
+
+_AFTER_COUNT = re.compile(r"\s*\((\d{1,3}|one|two|three|four|five|six) of (?:\d{1,3}|one|two|three|four|five|six"
+                          r"|seven|eight|nine|ten|eleven|twelve)\)", _FLAGS)
+_HALF = re.compile(r"\bhalf\s+(?:of\s+)?(?:the|your|my)?\s*$", _FLAGS)
+
+
+def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | None:
+    """How many units of an item of `quantity` the words around its mention state, looking no further back than `lo`.
+
+    "two of the four chairs", "the first 2 chairs", "half of your chairs", "your chairs (2 of 4)".
+    """
+    after = _AFTER_COUNT.match(text, mention.end)
+    if after:
+        return _number(after[1])
+    window_start = max(lo, mention.start - 60)
+    words = list(re.finditer(r"\S+", text[window_start:mention.start]))[-_COUNT_WINDOW:]
+    if not words:
+        return None
+    window = text[window_start + words[0].start():mention.start]
+    if _HALF.search(window):
+        return max(1, quantity // 2)
+    found = _COUNT.search(window)
+    return _number(found[1]) if found else None
+
+
+def _number(value: str) -> int:
+    return int(value) if value.isdigit() else _NUMBERS[value.lower()]

@@ -1,0 +1,66 @@
+"""Payment claims: what a clause says about the payment, and whether the payment record supports it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from analysis.claims.cues import (
+    PAYMENT_DECLINED,
+    PAYMENT_OK,
+    PAYMENT_PENDING,
+    PAYMENT_PROBLEM,
+    PAYMENT_REFUNDED,
+    PAYMENT_SUBJECT,
+)
+from analysis.claims.text import stance
+
+_OK_STATUSES = ("captured", "authorized")
+# Which recorded statuses each kind of statement is true of; None (no record gathered) supports none of them.
+SUPPORTED_BY = {
+    "went through": _OK_STATUSES,
+    "declined": ("authorization_failed",),
+    "pending": ("pending",),
+    "refunded": ("refunded",),
+    "did not go through": ("pending", "authorization_failed", "refunded"),
+}
+_NEGATED_TO = {"went through": "did not go through", "did not go through": "went through",
+               "declined": "went through", "pending": "went through", "refunded": "went through"}
+
+
+@dataclass(frozen=True)
+class PaymentClaim:
+    """A statement about the payment at text[start:end] of the clause, read as one of SUPPORTED_BY's keys."""
+
+    start: int
+    end: int
+    says: str
+
+
+def payment_claims(text: str) -> Iterator[PaymentClaim]:
+    """The asserted statements about the payment in one clause (none unless the clause is about a payment)."""
+    if not PAYMENT_SUBJECT.search(text):
+        return
+    cues: list[tuple[re.Pattern[str], str]] = [(PAYMENT_DECLINED, "declined"), (PAYMENT_PENDING, "pending"),
+                                               (PAYMENT_REFUNDED, "refunded"),
+                                               (PAYMENT_PROBLEM, "did not go through"), (PAYMENT_OK, "went through")]
+    taken: list[tuple[int, int]] = []
+    for cue, says in cues:
+        for m in cue.finditer(text):
+            if any(m.start() < end and start < m.end() for start, end in taken):
+                continue  # "didn't go through" is one statement, not also a "went through"
+            how = stance(text, m.start())
+            if how == "negated":
+                says_now = _NEGATED_TO[says]
+            elif how in ("plain", "reported"):
+                says_now = says
+            else:
+                continue
+            taken.append((m.start(), m.end()))
+            yield PaymentClaim(m.start(), m.end(), says_now)
+
+
+def supported(claim: PaymentClaim, status: str | None) -> bool:
+    """Whether the recorded payment status (None: no record) supports the statement."""
+    return status is not None and status in SUPPORTED_BY[claim.says]

@@ -1,0 +1,192 @@
+"""Shared by the claim-check tests: evidence as each design returns it, and scoring a labelled corpus."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from analysis.claims import KINDS, SEVERITY, Finding, check_summary
+from recorder.dataset import Records
+from recorder.evidence import Evidence
+from recorder.lookups import Lookups, NotFound, to_json_text
+from tests.helpers import ROOT, default_cases, default_records
+
+DATA = ROOT / "tests" / "data"
+SECOND_DATASET = DATA / "second_dataset"
+CLAIMS_DOC = ROOT / "docs" / "claims.md"
+
+
+def load_corpus(name: str) -> list[dict[str, Any]]:
+    """A labelled corpus from tests/data."""
+    return json.loads((DATA / name).read_text())
+
+
+def second_records() -> dict[str, Any]:
+    """A fresh copy of the second dataset's records.json."""
+    return json.loads((SECOND_DATASET / "records.json").read_text())
+
+
+def second_cases() -> list[dict[str, Any]]:
+    """A fresh copy of the second dataset's cases.json."""
+    return json.loads((SECOND_DATASET / "cases.json").read_text())
+
+
+def _lookups(records: dict[str, Any] | None) -> Lookups:
+    return Lookups(Records.model_validate(records if records is not None else default_records()))
+
+
+def focused_evidence(order_id: str, records: dict[str, Any] | None = None) -> Evidence:
+    """Evidence as the focused tool returns it: one context for the order (the default records unless given)."""
+    evidence = Evidence()
+    evidence.add_result("orderId", order_id, to_json_text(_lookups(records).support_context(order_id)), False)
+    return evidence
+
+
+def granular_evidence(order_id: str, records: dict[str, Any] | None = None) -> Evidence:
+    """Evidence as granular tools return it: one call per record, errors for records that do not exist."""
+    lookups, evidence = _lookups(records), Evidence()
+    order = lookups.order(order_id)
+    evidence.add_result("orderId", order_id, to_json_text(order), False)
+    calls = [("paymentId", lookups.payment, [order["paymentId"]]),
+             ("reservationId", lookups.reservation, order["reservationIds"]),
+             ("trackingId", lookups.tracking, order["trackingIds"])]
+    for parameter, lookup, ids in calls:
+        for ident in ids:
+            try:
+                evidence.add_result(parameter, ident, to_json_text(lookup(ident)), False)
+            except NotFound as err:
+                evidence.add_result(parameter, ident, str(err), True)
+    return evidence
+
+
+def well_formed(summary: str, findings: list[Finding]) -> list[Finding]:
+    """Assert every finding points at its claim in the summary and names a record or SKU; return them."""
+    for f in findings:
+        assert f.kind in KINDS and f.severity == SEVERITY[f.kind]
+        assert summary[f.start:f.end] == f.claim, f
+        assert f.claim in f.sentence and f.sentence in summary, f
+        if not f.claim:
+            assert f.kind in ("unmentioned_sku", "unacknowledged_missing_evidence") and f.start == f.end == 0, f
+        assert re.search(r"[A-Z]+-\d", f.evidence), f"evidence names no record or SKU: {f.evidence}"
+    return findings
+
+
+def check(order_id: str, summary: str, records: dict[str, Any] | None = None,
+          evidence: Evidence | None = None) -> list[Finding]:
+    """Check a summary against the focused evidence for an order (or the evidence given) and assert well-formedness."""
+    gathered = evidence if evidence is not None else focused_evidence(order_id, records)
+    return well_formed(summary, check_summary(summary, gathered, order_id))
+
+
+def kinds(findings: list[Finding]) -> set[tuple[str, str | None]]:
+    """The (kind, SKU) pairs of the findings."""
+    return {(f.kind, f.sku) for f in findings}
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A labelled corpus and the dataset its summaries are about."""
+
+    file: str
+    records: dict[str, Any]
+    order_of_case: dict[str, str]
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The labelled summaries."""
+        return load_corpus(self.file)
+
+
+def corpora() -> list[Corpus]:
+    """Every labelled corpus the repository holds."""
+    default = {c["caseId"]: c["orderId"] for c in default_cases()}
+    second = {c["caseId"]: c["orderId"] for c in second_cases()}
+    return [Corpus("claims_corpus.json", default_records(), default),
+            Corpus("claims_heldout.json", default_records(), default),
+            Corpus("claims_second.json", second_records(), second),
+            Corpus("claims_second_heldout.json", second_records(), second)]
+
+
+def entry_findings(entry: dict[str, Any], corpus: Corpus) -> list[Finding]:
+    """The checker's findings on one entry: on the focused context, or on nothing when no tool was called."""
+    order_id = corpus.order_of_case[entry["caseId"]]
+    evidence = Evidence() if entry.get("evidence") == "none" else None
+    return check(order_id, entry["summary"], corpus.records, evidence)
+
+
+@dataclass
+class Score:
+    """Matched, reported and expected findings per kind, and summaries by expectation and outcome."""
+
+    matched: Counter[str] = field(default_factory=Counter)
+    reported: Counter[str] = field(default_factory=Counter)
+    expected: Counter[str] = field(default_factory=Counter)
+    wrong: int = 0  # summaries with at least one expected finding
+    correct: int = 0
+    caught: int = 0  # wrong summaries with at least one finding
+    false_alarms: int = 0  # correct summaries with at least one finding
+    misses: list[str] = field(default_factory=list)
+
+    def row(self) -> dict[str, str]:
+        """The figures docs/claims.md states, by column."""
+        m, r, e = (sum(c.values()) for c in (self.matched, self.reported, self.expected))
+        return {"summaries": f"{self.wrong + self.correct} ({self.correct} correct)",
+                "finding precision": ratio(m, r), "finding recall": ratio(m, e),
+                "summary precision": ratio(self.caught, self.caught + self.false_alarms),
+                "summary recall": ratio(self.caught, self.wrong),
+                "false alarms": ratio(self.false_alarms, self.correct)}
+
+
+def score(corpus: Corpus, entries: list[dict[str, Any]] | None = None) -> Score:
+    """Run the checker on every entry and count matches on (kind, SKU)."""
+    result = Score()
+    for entry in entries if entries is not None else corpus.entries():
+        got = Counter((f.kind, f.sku) for f in entry_findings(entry, corpus))
+        want = Counter((e["kind"], e["sku"]) for e in entry["expected"])
+        for counter, source in ((result.matched, got & want), (result.reported, got), (result.expected, want)):
+            for (kind, _), n in source.items():
+                counter[kind] += n
+        if want:
+            result.wrong += 1
+            result.caught += bool(got)
+        else:
+            result.correct += 1
+            result.false_alarms += bool(got)
+        if got != want:
+            result.misses.append(f"{entry['id']}: missed {sorted(want - got, key=str)}, "
+                                 f"extra {sorted(got - want, key=str)}")
+    return result
+
+
+def ratio(a: int, b: int) -> str:
+    """'0.957 (22/23)', or 'n/a (0/0)'."""
+    return f"{a / b:.3f} ({a}/{b})" if b else "n/a (0/0)"
+
+
+def report(title: str, result: Score) -> None:
+    """Print per-kind, per-finding and per-summary figures (pytest -s shows them)."""
+    print(f"\n{title}: {result.row()['summaries']}")
+    print(f"  {'kind':34} {'precision':>16} {'recall':>16}")
+    for kind in KINDS:
+        print(f"  {kind:34} {ratio(result.matched[kind], result.reported[kind]):>16} "
+              f"{ratio(result.matched[kind], result.expected[kind]):>16}")
+    for name, value in result.row().items():
+        print(f"  {name:34} {value}")
+    for miss in result.misses:
+        print(f"  miss: {miss}")
+
+
+def documented_rows() -> dict[str, dict[str, str]]:
+    """The "now" rows of the Measured table in docs/claims.md, by corpus file, cell by column name."""
+    lines = [line for line in CLAIMS_DOC.read_text().splitlines() if line.startswith("|")]
+    header = next(i for i, line in enumerate(lines) if line.startswith("| set |"))
+    names = [cell.strip() for cell in lines[header].strip("|").split("|")][1:]
+    rows = {}
+    for line in lines[header + 2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        file = re.search(r"`tests/data/([\w.]+)`", cells[0])
+        if file and cells[0].endswith("now"):
+            rows[file.group(1)] = dict(zip(names, cells[1:], strict=True))
+    return rows
