@@ -133,9 +133,10 @@ class SiteData:
         """The imported verdict for a conversation, `stale` when its summary changed since the review."""
         if self.reviews is None:
             return None
-        if (run_id, conversation_id) in self.reviews.verdicts:
-            return fmt.VERDICT_LABELS[self.reviews.verdicts[(run_id, conversation_id)]]
-        if (run_id, conversation_id) in self.reviews.stale:
+        entry = self.reviews.entries.get((run_id, conversation_id))
+        if entry is not None and entry.verdict is not None:
+            return fmt.VERDICT_LABELS[entry.verdict]
+        if entry is None and (run_id, conversation_id) in self.reviews.stale:
             return "stale"
         return None
 
@@ -153,8 +154,9 @@ def review_counts(data: SiteData, run_id: str, design: str, case_id: str | None 
             continue
         summaries += 1
         key = (run_id, detail.conversation_id)
-        if key in data.reviews.verdicts:
-            tally[data.reviews.verdicts[key]] += 1
-        elif key in data.reviews.stale:
+        entry = data.reviews.entries.get(key)
+        if entry is not None and entry.verdict is not None:
+            tally[entry.verdict] += 1
+        elif entry is None and key in data.reviews.stale:
             tally["stale"] += 1
     return ReviewCounts(design=design, summaries=summaries, **tally)

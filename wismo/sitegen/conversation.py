@@ -19,6 +19,7 @@ from wismo.sitegen.pages import (
     TranscriptTurn,
     TurnBar,
 )
+from wismo.sitegen.verdicts import review_notes
 
 BAR_WIDTH = 1000  # the SVG's viewBox width; every request is drawn to the run's common scale
 
@@ -170,4 +171,5 @@ def build_conversation_pages(data: SiteData) -> Iterator[ConversationPage]:
                             "The provider reported no token counts, so there is nothing to draw."),
                 turns=[turn_bar(t, scale, c) for t, c in zip(detail.turn_details, calls, strict=True)],
                 transcript=transcript(detail.turn_details, calls),
-                verdict=data.verdict(run_id, detail.conversation_id), others=others)
+                verdict=data.verdict(run_id, detail.conversation_id), others=others,
+                reviews=review_notes(data, [detail]))
