@@ -12,7 +12,7 @@ from typing import Any
 from analysis.model import ConversationDetail, RunInfo, RunSummary, RunValidation
 from wismo.sitegen import fmt
 from wismo.sitegen.errors import SiteError
-from wismo.sitegen.pages import ReviewCounts, RunCard, ToolCallView
+from wismo.sitegen.pages import ReviewCounts, RunCard
 from wismo.sitegen.reviews import ReviewTally
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -69,9 +69,6 @@ class SiteData:
     invalid_ids: list[str] = field(default_factory=list)
     cases: dict[str, dict[str, Any]] = field(default_factory=dict)  # caseId -> {orderId, question, expected}
     by_case: dict[tuple[str, str, str], list[ConversationDetail]] = field(default_factory=dict)
-    # Tool calls pretty-printed by the review pages, kept for their conversation page, which takes them
-    # out again: (run, conversation, turn, position in the turn) -> view. See conversation.call_views.
-    call_views: dict[tuple[str, str, int, int], ToolCallView] = field(default_factory=dict)
 
     @classmethod
     def create(cls, validations: Sequence[RunValidation], summaries: Sequence[RunSummary],
