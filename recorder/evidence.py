@@ -44,26 +44,40 @@ class Evidence:
     records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {k: {} for k in KINDS})
     missing: dict[str, str] = field(default_factory=dict)  # "kind:ID" -> why
 
-    def add_result(self, parameter: str, value: str, text: str, is_error: bool) -> None:
-        """Fold in one tool result: its call's parameter says what kind of record came back."""
+    def add_call(self, arguments: str, text: str | None, is_error: bool) -> bool:
+        """Fold in one tool call's result, read by its one string argument; False when nothing could be read."""
+        try:
+            parsed = json.loads(arguments)
+        except (json.JSONDecodeError, TypeError):
+            return False
+        if not isinstance(parsed, dict) or len(parsed) != 1 or text is None:
+            return False
+        [(parameter, value)] = parsed.items()
+        return isinstance(value, str) and self.add_result(parameter, value, text, is_error)
+
+    def add_result(self, parameter: str, value: str, text: str, is_error: bool) -> bool:
+        """Fold in one tool result: its call's parameter says what kind of record came back.
+
+        Returns False when the result held no record of a known kind (an error other than "not found",
+        text that is not JSON, JSON naming no order, payment, reservation or tracking record).
+        """
         kind = kind_of_parameter(parameter)
         if is_error:
             if "not found" in text and kind in KINDS:
                 self.missing[f"{kind}:{value}"] = "not_found"
-            return
+                return True
+            return False
         try:
             payload = json.loads(text)
         except json.JSONDecodeError:
-            return
-        self._add(kind, payload)
+            return False
+        return self._add(kind, payload)
 
-    def _add(self, kind: str, payload: Any) -> None:
+    def _add(self, kind: str, payload: Any) -> bool:
         if isinstance(payload, list):
-            for item in payload:
-                self._add(kind, item)
-            return
+            return any([self._add(kind, item) for item in payload])  # a list, so every item is added
         if not isinstance(payload, dict):
-            return
+            return False
         id_key = f"{kind}Id"
         if kind in KINDS and isinstance(payload.get(id_key), str):
             ident = payload[id_key]
@@ -72,10 +86,9 @@ class Evidence:
                 self.missing[f"{kind}:{ident}"] = availability
             if availability != "not_found":
                 self.records[kind][ident] = payload
-            return
-        for key, item in payload.items():
-            if key in _CONTAINER_KINDS:
-                self._add(_CONTAINER_KINDS[key], item)
+            return True
+        return any([self._add(_CONTAINER_KINDS[key], item) for key, item in payload.items()
+                    if key in _CONTAINER_KINDS])
 
     def orders(self) -> list[dict[str, Any]]:
         """Every order record gathered."""

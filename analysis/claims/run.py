@@ -39,16 +39,8 @@ def conversation_evidence(events: list[dict[str, Any]]) -> Evidence:
     evidence = Evidence()
     for result in (e for e in events if e["type"] == "tool_result"):
         call = calls.get(result["callId"])
-        if call is None:
-            continue
-        try:
-            arguments = json.loads(call["arguments"])
-        except json.JSONDecodeError:
-            continue
-        if isinstance(arguments, dict) and len(arguments) == 1:
-            [(parameter, value)] = arguments.items()
-            if isinstance(value, str):
-                evidence.add_result(parameter, value, result["text"], result["isError"])
+        if call is not None:
+            evidence.add_call(call["arguments"], result["text"], result["isError"])
     return evidence
 
 

@@ -1,14 +1,18 @@
-// wismo review page: verdicts in localStorage, blind review, keyboard shortcuts, export as JSON.
-// A verdict's key binds it to one summary text: key = sha256("wismo-review-v1\0" + runId + "\0" +
-// conversationId + "\0" + sha256(summary)), the same function as wismo/sitegen/reviews.py, so a
-// changed summary never inherits an old verdict. Summaries are read from the inlined JSON with
-// JSON.parse and only ever written back with textContent.
+// wismo review page: one verdict per text (stored for every conversation it stands for), imported reviews,
+// blind review, keyboard keys, export as JSON or CSV. A review's key binds it to one summary text:
+// key = sha256("wismo-review-v1\0" + runId + "\0" + conversationId + "\0" + sha256(summary)), the same
+// function as wismo/sitegen/reviews.py, so a changed summary never inherits an old verdict. Summaries are
+// read from the inlined JSON with JSON.parse and only ever written back with textContent.
+// review-filter.js reads the state this script exposes (window.wismoReview) to filter the texts.
 (function () {
   "use strict";
   const STORE = "wismo.review.v1:";
   const BLIND = "wismo.review.blind";
-  const VERDICTS = ["justified", "not_justified", "unsure"];
+  const REVIEWER = "wismo.review.reviewer";
+  const ADVANCE = "wismo.review.advance";
   const LABELS = { justified: "justified", not_justified: "not justified", unsure: "unsure" };
+  const FIELDS = ["key", "runId", "conversationId", "caseId", "design", "summarySha", "verdict", "note", "reviewer",
+    "reviewedAt"];
 
   function hex(bytes) {
     return Array.from(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
@@ -87,112 +91,278 @@
     return found;
   }
 
-  // Exposed for the browser tests: they compare these keys with Python's.
-  window.wismoReview = { reviewKey: reviewKey, sha256: sha256, sha256Plain: function (text) {
-    return sha256Plain(new TextEncoder().encode(text));
-  } };
+  // Reviews folded into this build (wismo build-site --reviews): shown, pre-filled, and exported again.
+  const imported = new Map();
+  const importedDocument = window.wismoImportedReviews || { files: [], entries: [] };
+  importedDocument.entries.forEach(function (entry) { imported.set(entry.key, entry); });
+
+  // An entry as the export writes it (version 2), whatever older code stored.
+  function exported(entry) {
+    const out = {};
+    FIELDS.forEach(function (name) {
+      out[name] = entry[name] === undefined ? (name === "verdict" ? null : "") : entry[name];
+    });
+    out.verdict = out.verdict || null;
+    return out;
+  }
+
+  // The review in force for one conversation: the newer of this browser's and the imported one.
+  function effective(key) {
+    const local = readStored(key);
+    const other = imported.get(key);
+    if (local && (!other || local.reviewedAt >= other.reviewedAt)) {
+      return local.verdict || local.note ? { entry: local, imported: false } : null;
+    }
+    return other ? { entry: other, imported: true } : null;
+  }
+
+  function verdictsOf(keys) {
+    const counts = {};
+    keys.forEach(function (key) {
+      const found = effective(key);
+      if (found && found.entry.verdict) counts[found.entry.verdict] = (counts[found.entry.verdict] || 0) + 1;
+    });
+    return counts;
+  }
+
+  function describe(counts) {
+    return Object.keys(counts).sort().map(function (v) { return LABELS[v] + " (" + counts[v] + ")"; }).join(", ");
+  }
+
+  // Everything the page shows about one text: its verdict(s), notes, whether imported, conflicts.
+  function groupState(group) {
+    const verdicts = {};
+    const notes = [];
+    let reviewed = 0;
+    let importedCount = 0;
+    group.members.forEach(function (member) {
+      const found = effective(member.key);
+      member.review = found;
+      if (!found) return;
+      const entry = found.entry;
+      if (entry.verdict) { verdicts[entry.verdict] = (verdicts[entry.verdict] || 0) + 1; reviewed += 1; }
+      if (entry.note && !notes.includes(entry.note)) notes.push(entry.note);
+      if (found.imported) importedCount += 1;
+    });
+    const kinds = Object.keys(verdicts);
+    const siblings = (group.item.siblings || []).map(function (sibling) {
+      return { sibling: sibling, verdicts: verdictsOf(sibling.keys) };
+    }).filter(function (s) {
+      const all = Object.keys(Object.assign({}, verdicts, s.verdicts));
+      return kinds.length && Object.keys(s.verdicts).length && all.length > 1;
+    });
+    return { verdicts: verdicts, verdict: kinds.length === 1 ? kinds[0] : null, reviewed: reviewed,
+      total: group.members.length, conflict: kinds.length > 1, siblings: siblings, notes: notes,
+      imported: importedCount };
+  }
+
+  const api = { reviewKey: reviewKey, sha256: sha256, groups: [], state: groupState, data: null,
+    blind: function () { return document.body.classList.contains("blind"); },
+    sha256Plain: function (text) { return sha256Plain(new TextEncoder().encode(text)); } };
+  window.wismoReview = api;  // also read by the browser tests, which compare the keys with Python's
+
+  function changed() { document.dispatchEvent(new CustomEvent("wismo:review-change")); }
 
   document.addEventListener("DOMContentLoaded", async function () {
     const dataElement = document.getElementById("review-data");
     if (!dataElement) return;
     const data = JSON.parse(dataElement.textContent);
+    api.data = data;
     const progress = document.getElementById("review-progress");
-    const filter = document.getElementById("review-filter");
     const blind = document.getElementById("blind-toggle");
-    const exportButton = document.getElementById("export-reviews");
-    const entries = new Map(); // index -> {item, article, key, summarySha}
+    const advance = document.getElementById("advance-toggle");
+    const reviewer = document.getElementById("reviewer-name");
+    const exportStatus = document.getElementById("export-status");
+    const toolbar = document.getElementById("review-toolbar");
+    const groups = new Map(); // index -> {item, article, members: [{...member, key, summarySha}]}
+
+    // Items scrolled to (j/k, links) stop below the sticky toolbar, however tall it wraps.
+    function measureToolbar() {
+      if (toolbar) document.documentElement.style.setProperty("--sticky-height", toolbar.offsetHeight + "px");
+    }
+    measureToolbar();
+    if (toolbar && window.ResizeObserver) new ResizeObserver(measureToolbar).observe(toolbar);
+
+    function render(group) {
+      const state = groupState(group);
+      const article = group.article;
+      article.dataset.verdict = state.conflict ? "conflict" : (state.verdict || "");
+      article.dataset.imported = state.imported ? "true" : "false";
+      article.querySelectorAll('input[type="radio"]').forEach(function (radio) {
+        radio.checked = !state.conflict && state.verdict === radio.value;
+      });
+      const note = article.querySelector("textarea");
+      if (note && document.activeElement !== note) note.value = state.notes.join("\n\n");
+      const saved = article.querySelector(".verdict-saved");
+      const all = state.total > 1 ? " for all " + state.total + " conversations" : "";
+      let text = "";
+      if (state.conflict) {
+        text = "Verdicts differ: " + describe(state.verdicts) + ". A verdict given here applies to all " +
+          state.total + " conversations.";
+      } else if (state.verdict && state.reviewed < state.total) {
+        text = LABELS[state.verdict] + " for " + state.reviewed + " of " + state.total +
+          " conversations; a verdict given here applies to all of them.";
+      } else if (state.verdict) {
+        text = (state.imported === state.total ? "Imported: " : "Saved: ") + LABELS[state.verdict] + all + ".";
+      } else if (state.notes.length) {
+        text = (state.imported ? "Imported note" : "Note saved") + "; no verdict yet.";
+      }
+      if (saved) saved.textContent = text;
+      const conflict = article.querySelector(".conflict");
+      if (conflict) {
+        conflict.textContent = "";
+        if (state.conflict) {
+          conflict.append("Conflicting verdicts for this text: " + describe(state.verdicts) + ".");
+        }
+        state.siblings.forEach(function (s) {
+          const link = document.createElement("a");
+          const onPage = s.sibling.url === (data.page === 1 ? "review.html" : "review-" + data.page + ".html");
+          link.href = (onPage ? "" : s.sibling.url) + "#item-" + s.sibling.index;
+          link.textContent = "text " + s.sibling.number;
+          conflict.append((conflict.textContent ? " " : "") + "The same summary, with other evidence, was judged " +
+            describe(s.verdicts) + " in ", link, ".");
+        });
+        conflict.hidden = !conflict.textContent;
+      }
+      return state;
+    }
 
     function refresh() {
       let reviewed = 0;
-      entries.forEach(function (entry) {
-        const stored = readStored(entry.key);
-        const verdict = stored && stored.verdict ? stored.verdict : "";
-        entry.article.dataset.verdict = verdict;
-        if (verdict) reviewed += 1;
-        const wanted = filter ? filter.value : "all";
-        const hide = (wanted === "unreviewed" && verdict) || (wanted === "reviewed" && !verdict) ||
-          (wanted === "not_justified" && verdict !== "not_justified");
-        entry.article.classList.toggle("hidden-by-filter", Boolean(hide));
+      let conversations = 0;
+      let done = 0;
+      groups.forEach(function (group) {
+        const state = render(group);
+        if (state.reviewed === state.total && !state.conflict) done += 1;
+        reviewed += state.reviewed;
+        conversations += state.total;
       });
-      const stored = storedReviews(data.runs).filter(function (e) { return e.verdict; }).length;
       if (progress) {
-        progress.textContent = reviewed + " of " + entries.size + " on this page reviewed · " + stored +
-          " verdicts stored for these runs (of " + data.total + " summaries)";
+        progress.textContent = done + " of " + groups.size + " texts reviewed (" + reviewed + " of " +
+          conversations + " conversations)" + (data.pages > 1 ? " on this page" : "");
       }
+      changed();
     }
 
-    function save(entry, verdict, note) {
-      const previous = readStored(entry.key) || {};
-      verdict = verdict === undefined ? (previous.verdict || null) : verdict;
-      note = note === undefined ? (previous.note || "") : note;
-      const saved = entry.article.querySelector(".verdict-saved");
-      if (!verdict && !note) {
-        localStorage.removeItem(STORE + entry.key);
-        if (saved) saved.textContent = "No verdict.";
-      } else {
-        const record = { key: entry.key, runId: entry.item.runId, conversationId: entry.item.conversationId,
-          design: entry.item.design, summarySha: entry.summarySha, verdict: verdict, note: note,
-          reviewedAt: new Date().toISOString() };
-        localStorage.setItem(STORE + entry.key, JSON.stringify(record));
-        if (saved) saved.textContent = verdict ? "Saved: " + LABELS[verdict] + "." : "Note saved; no verdict yet.";
-      }
-      refresh();
+    function record(group, member, verdict, note, at) {
+      return { key: member.key, runId: group.item.runId, conversationId: member.conversationId,
+        caseId: group.item.caseId, design: member.design, summarySha: member.summarySha, verdict: verdict,
+        note: note, reviewer: reviewer ? reviewer.value.trim() : "", reviewedAt: at };
     }
 
-    function show(entry) {
-      const stored = readStored(entry.key);
-      entry.article.querySelectorAll('input[type="radio"]').forEach(function (radio) {
-        radio.checked = Boolean(stored && stored.verdict === radio.value);
+    // A verdict or note given to a text is stored for every conversation it stands for.
+    function save(group, verdict, note) {
+      const at = new Date().toISOString();
+      group.members.forEach(function (member) {
+        const current = effective(member.key);
+        const entry = current ? current.entry : {};
+        const v = verdict === undefined ? (entry.verdict || null) : verdict;
+        const n = note === undefined ? (entry.note || "") : note;
+        if (!v && !n && !imported.has(member.key)) {
+          localStorage.removeItem(STORE + member.key);
+        } else {
+          // Clearing an imported review stores an empty one, newer than the import, so it stays cleared.
+          localStorage.setItem(STORE + member.key, JSON.stringify(record(group, member, v, n, at)));
+        }
       });
-      const note = entry.article.querySelector("textarea");
-      if (note) note.value = stored && stored.note ? stored.note : "";
-      const saved = entry.article.querySelector(".verdict-saved");
-      if (saved) saved.textContent = stored && stored.verdict ? "Saved: " + LABELS[stored.verdict] + "." : "";
+      refresh();
     }
 
     for (const item of data.items) {
       const article = document.querySelector('[data-review-index="' + item.index + '"]');
       if (!article) continue;
-      const keys = await reviewKey(data.keyPrefix, item.runId, item.conversationId, item.summary);
-      const entry = { item: item, article: article, key: keys.key, summarySha: keys.summarySha };
-      entries.set(String(item.index), entry);
-      article.dataset.reviewKey = keys.key;
-      show(entry);
+      const members = [];
+      for (const member of item.members) {
+        const keys = await reviewKey(data.keyPrefix, item.runId, member.conversationId, item.summary);
+        members.push(Object.assign({}, member, { key: keys.key, summarySha: keys.summarySha }));
+      }
+      const group = { item: item, article: article, members: members };
+      groups.set(String(item.index), group);
+      api.groups.push(group);
       article.querySelectorAll('input[type="radio"]').forEach(function (radio) {
-        radio.addEventListener("change", function () { save(entry, radio.value); });
+        radio.addEventListener("change", function () { save(group, radio.value); });
       });
       const note = article.querySelector("textarea");
-      if (note) note.addEventListener("input", function () { save(entry, undefined, note.value); });
+      if (note) note.addEventListener("input", function () { save(group, undefined, note.value); });
       const form = article.querySelector("form");
       if (form) form.addEventListener("submit", function (event) { event.preventDefault(); });
     }
 
-    function entryOf(article) { return article ? entries.get(article.dataset.reviewIndex) : undefined; }
+    function groupOf(article) { return article ? groups.get(article.dataset.reviewIndex) : undefined; }
 
     function setBlind(on) {
       document.body.classList.toggle("blind", on);
       if (blind) blind.checked = on;
       localStorage.setItem(BLIND, on ? "1" : "0");
+      changed();
     }
     setBlind(localStorage.getItem(BLIND) === "1");
     if (blind) blind.addEventListener("change", function () { setBlind(blind.checked); });
-    if (filter) filter.addEventListener("change", refresh);
+    if (advance) {
+      advance.checked = localStorage.getItem(ADVANCE) !== "0";
+      advance.addEventListener("change", function () { localStorage.setItem(ADVANCE, advance.checked ? "1" : "0"); });
+    }
+    if (reviewer) {
+      reviewer.value = localStorage.getItem(REVIEWER) || "";
+      reviewer.addEventListener("input", function () { localStorage.setItem(REVIEWER, reviewer.value.trim()); });
+    }
 
-    if (exportButton) exportButton.addEventListener("click", function () {
-      const reviews = storedReviews(data.runs).filter(function (e) { return e.verdict; });
-      reviews.sort(function (a, b) {
+    // What an export holds: every imported review and every review given in this browser for these runs,
+    // the newest per conversation, notes without a verdict included.
+    function exportEntries() {
+      const byKey = new Map();
+      imported.forEach(function (entry, key) { byKey.set(key, exported(entry)); });
+      storedReviews(data.runs).forEach(function (entry) {
+        const kept = byKey.get(entry.key);
+        if (!kept || entry.reviewedAt >= kept.reviewedAt) byKey.set(entry.key, exported(entry));
+      });
+      return Array.from(byKey.values()).filter(function (e) {
+        return e.verdict || e.note || imported.has(e.key);
+      }).sort(function (a, b) {
         return (a.runId + "\u0000" + a.conversationId).localeCompare(b.runId + "\u0000" + b.conversationId);
       });
-      const document_ = { version: data.version, exportedAt: new Date().toISOString(), reviews: reviews };
-      const blob = new Blob([JSON.stringify(document_, null, 2) + "\n"], { type: "application/json" });
+    }
+
+    function download(name, type, text) {
       const link = document.createElement("a");
-      link.href = URL.createObjectURL(blob);
-      link.download = "wismo-reviews.json";
+      link.href = URL.createObjectURL(new Blob([text], { type: type }));
+      link.download = name;
       document.body.appendChild(link);
       link.click();
       link.remove();
       setTimeout(function () { URL.revokeObjectURL(link.href); }, 1000);
-    });
+    }
+
+    function exportAs(format) {
+      const reviews = exportEntries();
+      if (!reviews.length) {
+        exportStatus.textContent = "Nothing to export yet: no verdict or note has been given on this site.";
+        return;
+      }
+      const notes = reviews.filter(function (e) { return !e.verdict && e.note; }).length;
+      if (format === "csv") {
+        const cell = function (value) {
+          const text = value === null || value === undefined ? "" : String(value);
+          return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+        };
+        const rows = [["version"].concat(FIELDS)].concat(reviews.map(function (e) {
+          return [data.version].concat(FIELDS.map(function (name) { return e[name]; }));
+        }));
+        // A byte-order mark, so that spreadsheets read the file as UTF-8.
+        download("wismo-reviews.csv", "text/csv", "\ufeff" + rows.map(function (row) {
+          return row.map(cell).join(",");
+        }).join("\r\n") + "\r\n");
+      } else {
+        const document_ = { version: data.version, exportedAt: new Date().toISOString(), reviews: reviews };
+        download("wismo-reviews.json", "application/json", JSON.stringify(document_, null, 2) + "\n");
+      }
+      exportStatus.textContent = "Exported " + reviews.length + " review" + (reviews.length === 1 ? "" : "s") +
+        (notes ? " (" + notes + " note" + (notes === 1 ? "" : "s") + " without a verdict)" : "") + ".";
+    }
+    const exportJson = document.getElementById("export-reviews");
+    const exportCsv = document.getElementById("export-csv");
+    if (exportJson) exportJson.addEventListener("click", function () { exportAs("json"); });
+    if (exportCsv) exportCsv.addEventListener("click", function () { exportAs("csv"); });
 
     document.addEventListener("keydown", function (event) {
       const nav = window.wismoNav;
@@ -205,15 +375,14 @@
       if (!nav || event.ctrlKey || event.metaKey || event.altKey || nav.typing(event.target)) return;
       const digit = { "1": "justified", "2": "not_justified", "3": "unsure", "0": null };
       if (event.key in digit) {
-        const entry = entryOf(nav.current() || nav.move(1));
-        if (!entry) return;
-        save(entry, digit[event.key]);
-        show(entry);
-        if (digit[event.key]) nav.move(1);
+        const group = groupOf(nav.current() || nav.move(1));
+        if (!group) return;
+        save(group, digit[event.key]);
+        if (digit[event.key] && (!advance || advance.checked)) nav.move(1);
         event.preventDefault();
       } else if (event.key === "n") {
-        const entry = entryOf(nav.current() || nav.move(1));
-        const note = entry && entry.article.querySelector("textarea");
+        const group = groupOf(nav.current() || nav.move(1));
+        const note = group && group.article.querySelector("textarea");
         if (note) { note.focus(); event.preventDefault(); }
       } else if (event.key === "b") {
         setBlind(!document.body.classList.contains("blind"));
@@ -221,7 +390,9 @@
       }
     });
 
+    window.addEventListener("storage", refresh);  // another tab of the site saved a verdict
     refresh();
+    document.dispatchEvent(new CustomEvent("wismo:review-ready"));
     document.body.dataset.reviewReady = "true";
   });
 })();

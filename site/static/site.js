@@ -35,11 +35,20 @@
     return active || document.querySelector("[data-nav-item].current");
   }
 
+  // The bottom of a sticky toolbar (the review page's), which an item must not hide behind.
+  function stickyBottom() {
+    const bar = document.querySelector("[data-sticky]");
+    return bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+  }
+
   function focusItem(item) {
     document.querySelectorAll("[data-nav-item].current").forEach(function (el) { el.classList.remove("current"); });
     item.classList.add("current");
     item.focus({ preventScroll: true });
-    item.scrollIntoView({ block: "nearest" });
+    // Scroll only when the item's top is hidden or the item is cut off; then bring its top just below any
+    // sticky toolbar (its scroll-margin-top, in style.css, is the toolbar's height).
+    const box = item.getBoundingClientRect();
+    if (box.top < stickyBottom() || box.bottom > window.innerHeight) item.scrollIntoView({ block: "start" });
   }
 
   // Shared with review.js: move to the next (+1) or previous (-1) visible item.

@@ -87,9 +87,9 @@ def open_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Callable
     """A fresh browser context (empty localStorage) per test; call it to get a watched page."""
     contexts = []
 
-    def make(java_script: bool = True) -> PageWatch:
-        context = browser.new_context(java_script_enabled=java_script, viewport={"width": 1280, "height": 900},
-                                      accept_downloads=True)
+    def make(java_script: bool = True, viewport: tuple[int, int] = (1280, 900)) -> PageWatch:
+        context = browser.new_context(java_script_enabled=java_script, accept_downloads=True,
+                                      viewport={"width": viewport[0], "height": viewport[1]})
         contexts.append(context)
         return PageWatch(context.new_page(), f"{request.node.name}-{len(contexts)}")
 

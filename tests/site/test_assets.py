@@ -38,7 +38,7 @@ def test_missing_assets_raise_a_site_error(tmp_path):
 
 def test_static_files_are_copied_with_a_content_hash(tmp_path):
     urls = copy_static(assets_dir(), tmp_path)
-    assert set(urls) == {"style.css", "site.js", "review.js"}
+    assert set(urls) == {"style.css", "site.js", "review.js", "review-filter.js"}
     for name, url in urls.items():
         copied = tmp_path / url
         assert copied.is_file()

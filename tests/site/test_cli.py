@@ -85,6 +85,23 @@ def test_reviews_are_folded_and_counted(runs):
         in result.output
 
 
+def test_a_csv_export_with_a_note_alone_is_folded(runs):
+    from tests.site.test_reviews import entry2
+    from wismo.sitegen.reviews import csv_text, load_reviews
+
+    detail = factories.offline_site()["details_by_run"]["sample-offline"][0]
+    document = write(runs, {"version": 2, "reviews": [
+        entry2("sample-offline", detail.conversation_id, detail.customer_summary, None, note="ask the carrier")]})
+    path = runs / "reviews.csv"
+    path.write_text(csv_text(load_reviews([document])), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["build-site", "--reviews", str(path), "--out", "site"])
+    assert result.exit_code == 0, result.output
+    assert "reviews: 0 applied, 1 note without a verdict, 0 stale" in result.output
+    assert "warning" not in result.stderr
+    case = (runs / "site" / "cases" / f"{detail.case_id}.html").read_text()
+    assert "ask the carrier" in case and "note without a verdict" in case
+
+
 def run_main(monkeypatch, capsys, *args):
     monkeypatch.setattr(sys, "argv", ["wismo", *args])
     with pytest.raises(SystemExit) as info:

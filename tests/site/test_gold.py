@@ -23,7 +23,7 @@ GOLD = Path(__file__).parent / "gold"
 REFRESH = "WISMO_REFRESH_GOLD=1 python -m pytest tests/site/test_gold.py"
 SCRUBS = [
     # Static files are named by their content hash: a CSS change must not touch every gold page.
-    (re.compile(r"(static/[a-z]+)\.[0-9a-f]{8}\.(css|js)"), r"\1.HASH.\2"),
+    (re.compile(r"(static/[a-z-]+)\.[0-9a-f]{8}\.(css|js)"), r"\1.HASH.\2"),
     (re.compile(r"<time>[^<]*</time>"), "<time>BUILT_AT</time>"),
     (re.compile(r"wismo \d+\.\d+\.\d+[\w.+-]*"), "wismo VERSION"),
     # Chart SVGs come from vl-convert and change with its version; test_charts checks their content.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.site import factories
@@ -181,8 +183,18 @@ def test_findings_reach_case_conversation_and_review_pages():
     assert group.findings[1].detail == "HEADSET-USB · evidence: no carrier estimate for HEADSET-USB"
     conversation = next(p for p in build_conversation_pages(data) if p.conversation_id == factories.FAILING)
     assert any(p.kinds for p in conversation.pieces)
-    item = next(i for page in build_review_pages(data) for i in page.items if i.conversation_id == factories.FAILING)
+    item = next(i for page in build_review_pages(data) for i in page.items
+                if [m.conversation_id for m in i.members] == [factories.FAILING])
     assert any(p.kinds for p in item.pieces)
+    # The review item links each finding to the records it concerns, and flags them in the evidence.
+    certainty, date, whole = item.findings
+    assert certainty.sentence.startswith("Your 2 × USB headset") and certainty.records[0].text == "TRK-1005-A"
+    assert [r.text for r in date.records] == ["RSV-1005-A", "TRK-1005-A"]  # named by its item (no ID in the text)
+    tracking = next(s for s in item.evidence.sections if s.title == "Tracking").records[0]
+    assert tracking.anchor == certainty.records[0].url.lstrip("#") and tracking.unavailable
+    assert tracking.flags == ["unwarranted_certainty", "unsupported_date", "unacknowledged_missing_evidence"]
+    assert next(s for s in item.evidence.sections if s.title == "Order").records[0].flags == []
+    assert not whole.located and whole.sentence == ""
 
 
 def test_conversation_page_splits_input_into_carried_and_new():
@@ -259,22 +271,45 @@ def test_an_encrypted_reasoning_item_is_shown_by_its_size_and_summary():
 
 
 def test_review_items_hide_the_design_order_and_carry_their_evidence():
+def test_identical_texts_with_identical_evidence_are_reviewed_once():
     data = data_for(factories.offline_site())
     [page] = build_review_pages(data)
-    assert page.total == 41  # 42 conversations, one without a summary
-    first_case = [i for i in page.items if i.case_id == "delivered-on-time"]
-    assert {i.design for i in first_case[:2]} == {"granular", "focused"}
-    orders = {tuple(i.design for i in page.items if i.case_id == c and i.repetition == 1)
-              for c in data.cases if c != "payment-declined"}
+    # 41 summaries: each case's six conversations say the same and gather the same records, whatever the
+    # design, except the failing one (its own text) and the invalid answer (no summary).
+    assert (page.total, page.conversations) == (8, 41)
+    assert [len(i.members) for i in page.items if i.case_id == "tracking-unavailable"] == [5, 1]
+    delivered = next(i for i in page.items if i.case_id == "delivered-on-time")
+    assert {m.design for m in delivered.members} == {"granular", "focused"}
+    assert [(m.repetition, m.design) for m in delivered.members][:2] in ([(1, "granular"), (1, "focused")],
+                                                                        [(1, "focused"), (1, "granular")])
+    orders = {tuple(m.design for m in i.members if m.repetition == 1) for i in page.items if len(i.members) == 6}
     assert len(orders) == 2, "the design that comes first must vary, or position gives it away"
-    focused = next(i for i in page.items if i.design == "focused")
-    assert [e.name for e in focused.evidence] == ["get_order_support_context"]
     assert "<" not in str(page.data)
 
 
+def test_the_evidence_has_one_layout_whatever_the_design():
+    site = factories.offline_site()
+    data = data_for(site)
+    by_design = {}
+    for design in ("granular", "focused"):
+        only = [d for d in site["details_by_run"]["sample-offline"] if d.design == design]
+        [page] = build_review_pages(data_for({**site, "details_by_run": {"sample-offline": only}}))
+        item = next(i for i in page.items if i.case_id == "partial-delivery")
+        by_design[design] = item.evidence
+    assert by_design["granular"] == by_design["focused"]
+    evidence = by_design["focused"]
+    assert [s.title for s in evidence.sections] == ["Order", "Payment", "Reservations", "Tracking"]
+    assert [r.record_id for r in evidence.sections[2].records] == ["RSV-1004-A", "RSV-1004-B"]
+    assert not evidence.unread and "get_" not in str(evidence)
+    missing = next(i for i in build_review_pages(data)[0].items if i.case_id == "missing-warehouse-record")
+    assert [(g.kind, g.why) for g in missing.evidence.missing] == [("reservation", "not found")]
+
+
 def test_review_pages_split_at_page_size():
-    data = data_for(factories.large_site(2 * PAGE_SIZE + 28))  # 16 repetitions × 14 = 224 summaries
-    pages = build_review_pages(data)
+    site = factories.large_site(2 * PAGE_SIZE + 28)  # 16 repetitions × 14 = 224 summaries, each its own text
+    details = [replace(d, customer_summary=f"{d.customer_summary} ({d.conversation_id})")
+               for d in site["details_by_run"]["large-run"]]
+    pages = build_review_pages(data_for({**site, "details_by_run": {"large-run": details}}))
     assert [len(p.items) for p in pages] == [PAGE_SIZE, PAGE_SIZE, 24]
     assert pages[1].previous.url == "review.html" and pages[1].next.url == "review-3.html"
     assert pages[2].items[0].index == 2 * PAGE_SIZE

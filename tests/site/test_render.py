@@ -38,13 +38,16 @@ def test_hostile_text_is_escaped_everywhere(build):
     assert "&lt;img src=x onerror=" in focused  # inside the pretty-printed tool result
 
 
+OWN_SCRIPT = r'<script src="(\.\./)*static/(site|review|review-filter|imported-reviews)\.[0-9a-f]{8}\.js" defer>'
+
+
 def test_only_the_sites_own_scripts_are_loaded(build):
     out = build(factories.hostile_site())
     for name in PAGES:
         html = (out / name).read_text()
         for tag in re.findall(r"<script\b[^>]*>", html):
-            assert re.fullmatch(r'<script src="(\.\./)*static/(site|review)\.[0-9a-f]{8}\.js" defer>', tag) \
-                or tag == '<script type="application/json" id="review-data">', (name, tag)
+            assert re.fullmatch(OWN_SCRIPT, tag) or tag == '<script type="application/json" id="review-data">', \
+                (name, tag)
         assert "Content-Security-Policy" in html and "script-src 'self'" in html and "connect-src 'none'" in html
 
 
@@ -156,3 +159,23 @@ def test_a_provider_that_reported_no_tokens_still_builds(build):
     assert "granular: median – over 0 conversations" in index
     conversation = (out / "conversations" / "sample-offline" / "carrier-delay.granular.r1.html").read_text()
     assert "no token counts reported" in conversation and 'class="bar"' not in conversation
+
+
+def test_imported_reviews_become_a_script_that_only_assigns_data(build, tmp_path):
+    from tests.site.test_reviews import entry2, write
+    from wismo.sitegen.reviews import load_reviews
+
+    site = factories.hostile_site()
+    detail = site["details_by_run"]["hostile-run"][0]
+    note = factories.HOSTILE + " \u2028 line separator"
+    path = write(tmp_path, {"version": 2, "reviews": [entry2("hostile-run", detail.conversation_id,
+                                                              detail.customer_summary, None, note=note)]})
+    out = build(site, reviews=load_reviews([path]))
+    [script] = (out / "static").glob("imported-reviews.*.js")
+    text = script.read_text()
+    prefix, suffix = "window.wismoImportedReviews = ", ";\n"
+    assert text.startswith(prefix) and text.endswith(suffix) and text.isascii() and "<" not in text
+    document = json.loads(text[len(prefix):-len(suffix)])
+    assert [e["note"] for e in document["entries"]] == [note] and document["entries"][0]["applied"]
+    assert script.name in (out / "review.html").read_text()
+    assert "imported-reviews" not in (out / "index.html").read_text()

@@ -22,10 +22,12 @@ def report(build: SiteBuild) -> None:
                        "see checks.html", err=True)
     if build.reviews is not None:
         tally = build.reviews
-        click.echo(f"reviews: {tally.applied} applied, {len(tally.stale)} stale (the summary changed since), "
+        notes = f"{tally.notes_only} note{'s' if tally.notes_only != 1 else ''} without a verdict, " \
+            if tally.notes_only else ""
+        click.echo(f"reviews: {tally.applied} applied, {notes}{len(tally.stale)} stale (the summary changed since), "
                    f"{tally.unknown} for conversations not in this site"
                    + (f", {tally.duplicates} duplicates (newest kept)" if tally.duplicates else ""))
-        if tally.applied == 0 and (tally.stale or tally.unknown):
+        if not tally.entries and (tally.stale or tally.unknown):
             click.echo("warning: no verdict in the reviews file(s) matches a summary of this site: were they "
                        "exported from another run, or did the summaries change?", err=True)
     for difference in build.mixed:
@@ -39,7 +41,8 @@ def report(build: SiteBuild) -> None:
               show_default=True, help="Folder to write the site into; a rebuild deletes only the files the last "
                                       "build wrote, and a folder holding a run or other files is refused.")
 @click.option("--reviews", "review_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="A reviews file exported from the review page; repeat for several. Counts show per design.")
+              help="A reviews file (.json or .csv) exported from the review page; repeat for several. Verdicts and "
+                   "notes show on the review, case and overview pages.")
 @click.option("--allow-mixed", is_flag=True,
               help="Allow runs on different datasets or tool definitions on one site (marked as mixed).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,7 +13,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from analysis.model import ConversationDetail, RunSummary, RunValidation
 from wismo import __version__
-from wismo.sitegen.assets import TEMPLATES_DIR, assets_dir, copy_static
+from wismo.sitegen import fmt
+from wismo.sitegen.assets import STATIC_DIR, TEMPLATES_DIR, assets_dir, copy_static
 from wismo.sitegen.cases import build_case_pages
 from wismo.sitegen.checks import build_check_report
 from wismo.sitegen.context import SiteData, case_url, slug
@@ -22,6 +25,9 @@ from wismo.sitegen.pages import Link, ReviewImport, SiteNav
 from wismo.sitegen.parallel import ConversationJob, default_jobs, render_conversations, write_page
 from wismo.sitegen.review_page import build_review_pages, review_url
 from wismo.sitegen.reviews import ReviewEntry, ReviewTally, fold_reviews
+
+IMPORTED_REVIEWS = "imported-reviews.js"  # generated when --reviews were given
+
 
 
 def make_environment(templates: Path) -> Environment:
@@ -35,7 +41,33 @@ def _review_import(tally: ReviewTally | None) -> ReviewImport | None:
         return None
     # File names only: the site may be shared, the reviewer's folders need not be.
     return ReviewImport(files=[Path(f).name for f in tally.files], applied=tally.applied, stale=len(tally.stale),
-                        unknown=tally.unknown, duplicates=tally.duplicates)
+                        unknown=tally.unknown, duplicates=tally.duplicates, notes_only=tally.notes_only)
+
+
+def imported_reviews_script(tally: ReviewTally, details: Mapping[str, Sequence[ConversationDetail]]) -> str:
+    """review.js's view of the imported reviews: every entry, applied or carried, as the export writes it.
+
+    One script for all review pages (rather than JSON inlined in each), loaded like the other static files.
+    """
+    cases = {(run_id, d.conversation_id): d.case_id for run_id, ds in details.items() for d in ds}
+    entries = []
+    for applied, group in ((True, tally.entries.values()), (False, tally.carried)):
+        for entry in group:
+            row = entry.to_json()
+            row["caseId"] = row["caseId"] or cases.get((entry.run_id, entry.conversation_id), "")
+            entries.append({**row, "source": Path(entry.source).name, "applied": applied})
+    document = {"files": [Path(f).name for f in tally.files], "entries": entries}
+    # ASCII with <, > and & escaped, as inlined JSON is: the script holds data and nothing a parser could misread.
+    return f"window.wismoImportedReviews = {fmt.script_json(document)};\n"
+
+
+def write_generated(out_dir: Path, name: str, text: str) -> str:
+    """Write a file generated at build time into static/ under a hashed name, as copy_static does; its URL."""
+    data = text.encode("utf-8")
+    stem, suffix = name.rsplit(".", 1)
+    hashed = f"{stem}.{hashlib.sha256(data).hexdigest()[:8]}.{suffix}"
+    (out_dir / STATIC_DIR / hashed).write_bytes(data)
+    return f"{STATIC_DIR}/{hashed}"
 
 
 def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSummary],
@@ -68,7 +100,11 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
         env = make_environment(source / TEMPLATES_DIR)
         nav = SiteNav(version=__version__, built_at=built_at or datetime.now(UTC).isoformat(timespec="seconds"),
                       cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
-        common = {"assets": copy_static(source, out_dir), "nav": nav, "mixed": list(mixed)}
+        assets = copy_static(source, out_dir)
+        if data.reviews is not None:
+            assets[IMPORTED_REVIEWS] = write_generated(out_dir, IMPORTED_REVIEWS, imported_reviews_script(
+                data.reviews, {run_id: data.details[run_id] for run_id in data.valid_ids}))
+        common = {"assets": assets, "nav": nav, "mixed": list(mixed)}
         invalid = [data.cards[run_id] for run_id in data.invalid_ids]
 
         def other_pages() -> None:

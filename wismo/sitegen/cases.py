@@ -11,6 +11,7 @@ from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, case_url, conversation_url, review_counts
 from wismo.sitegen.marks import summary_pieces
 from wismo.sitegen.pages import CaseColumn, CasePage, FieldCell, Link, RepetitionRow, SummaryGroup
+from wismo.sitegen.verdicts import conflict_text, review_notes
 
 
 def asked_fields(expected: dict[str, Any]) -> list[str]:
@@ -76,7 +77,9 @@ def summary_groups(data: SiteData, details: list[ConversationDetail], expected: 
             has_summary=first.customer_summary is not None, pieces=pieces, findings=notes,
             no_summary_reason="" if first.customer_summary is not None else no_summary_reason(first),
             count=len(members), fields=cells, mismatches=sum(c.ok is False for c in cells),
-            passed=all(m.passed for m in members), repetitions=[repetition_row(data, m) for m in members]))
+            passed=all(m.passed for m in members), repetitions=[repetition_row(data, m) for m in members],
+            reviews=review_notes(data, members),
+            conflict=conflict_text(data, first.run_id, first.case_id, first.customer_summary)))
     return groups
 
 

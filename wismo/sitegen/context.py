@@ -12,7 +12,7 @@ from typing import Any
 from analysis.model import ConversationDetail, RunInfo, RunSummary, RunValidation
 from wismo.sitegen import fmt
 from wismo.sitegen.errors import SiteError
-from wismo.sitegen.pages import ReviewCounts, RunCard, ToolCallView
+from wismo.sitegen.pages import ReviewCounts, RunCard
 from wismo.sitegen.reviews import ReviewTally
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -81,9 +81,6 @@ class SiteData:
     invalid_ids: list[str] = field(default_factory=list)
     cases: dict[str, dict[str, Any]] = field(default_factory=dict)  # caseId -> {orderId, question, expected}
     by_case: dict[tuple[str, str, str], list[ConversationDetail]] = field(default_factory=dict)
-    # Tool calls pretty-printed by the review pages, kept for their conversation page, which takes them
-    # out again: (run, conversation, turn, position in the turn) -> view. See conversation.call_views.
-    call_views: dict[tuple[str, str, int, int], ToolCallView] = field(default_factory=dict)
 
     @classmethod
     def create(cls, validations: Sequence[RunValidation], summaries: Sequence[RunSummary],
@@ -143,9 +140,10 @@ class SiteData:
         """The imported verdict for a conversation, `stale` when its summary changed since the review."""
         if self.reviews is None:
             return None
-        if (run_id, conversation_id) in self.reviews.verdicts:
-            return fmt.VERDICT_LABELS[self.reviews.verdicts[(run_id, conversation_id)]]
-        if (run_id, conversation_id) in self.reviews.stale:
+        entry = self.reviews.entries.get((run_id, conversation_id))
+        if entry is not None and entry.verdict is not None:
+            return fmt.VERDICT_LABELS[entry.verdict]
+        if entry is None and (run_id, conversation_id) in self.reviews.stale:
             return "stale"
         return None
 
@@ -163,8 +161,9 @@ def review_counts(data: SiteData, run_id: str, design: str, case_id: str | None 
             continue
         summaries += 1
         key = (run_id, detail.conversation_id)
-        if key in data.reviews.verdicts:
-            tally[data.reviews.verdicts[key]] += 1
-        elif key in data.reviews.stale:
+        entry = data.reviews.entries.get(key)
+        if entry is not None and entry.verdict is not None:
+            tally[entry.verdict] += 1
+        elif entry is None and key in data.reviews.stale:
             tally["stale"] += 1
     return ReviewCounts(design=design, summaries=summaries, **tally)

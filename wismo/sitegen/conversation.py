@@ -19,6 +19,7 @@ from wismo.sitegen.pages import (
     TranscriptTurn,
     TurnBar,
 )
+from wismo.sitegen.verdicts import review_notes
 
 BAR_WIDTH = 1000  # the SVG's viewBox width; every request is drawn to the run's common scale
 ANSWER_FORMATS = {"json_schema": "enforced by the API (structured output)",
@@ -34,25 +35,9 @@ def tool_call_view(call: ToolCallDetail) -> ToolCallView:
         is_error=bool(call.is_error), error_kind=call.error_kind, bytes=fmt.count(call.bytes))
 
 
-def call_views(data: SiteData, detail: ConversationDetail, *, last_use: bool = False) -> list[list[ToolCallView]]:
-    """A conversation's tool calls per turn, each pretty-printed once for its review item and its page.
-
-    Pretty-printing the results is most of the work of both pages; the review pages are built first and
-    keep what they printed in data.call_views, and the conversation page (last_use) takes it from there.
-    """
-    views = []
-    for turn in detail.turn_details:
-        row = []
-        for position, call in enumerate(turn.tool_calls):
-            key = (detail.run_id, detail.conversation_id, turn.turn, position)
-            view = data.call_views.pop(key, None) if last_use else data.call_views.get(key)
-            if view is None:
-                view = tool_call_view(call)
-                if not last_use:
-                    data.call_views[key] = view
-            row.append(view)
-        views.append(row)
-    return views
+def call_views(detail: ConversationDetail) -> list[list[ToolCallView]]:
+    """A conversation's tool calls per turn, pretty-printed once for both the turn diagram and the transcript."""
+    return [[tool_call_view(call) for call in turn.tool_calls] for turn in detail.turn_details]
 
 
 def _width(value: int | None, scale: int) -> int:
@@ -186,7 +171,7 @@ def build_conversation_pages(data: SiteData, start: int = 0, stop: int | None = 
                        else "not reported"),
                       ("Total tokens", fmt.count(detail.total_tokens)), ("Elapsed", fmt.ms(detail.elapsed_ms))]
             # Both the turn diagram and the transcript show every tool call: pretty-print each once.
-            calls = call_views(data, detail, last_use=True)
+            calls = call_views(detail)
             others = [Link(f"{o.design}, repetition {o.repetition}", conversation_url(run_id, o.conversation_id))
                       for o in by_case_rep[(detail.case_id, detail.repetition)] if o is not detail]
             yield ConversationPage(
@@ -201,4 +186,5 @@ def build_conversation_pages(data: SiteData, start: int = 0, stop: int | None = 
                             "The provider reported no token counts, so there is nothing to draw."),
                 turns=[turn_bar(t, scale, c) for t, c in zip(detail.turn_details, calls, strict=True)],
                 transcript=transcript(detail.turn_details, calls),
-                verdict=data.verdict(run_id, detail.conversation_id), others=others)
+                verdict=data.verdict(run_id, detail.conversation_id), others=others,
+                reviews=review_notes(data, [detail]))

@@ -35,6 +35,7 @@ from wismo.sitegen.pages import (
     ReviewImport,
     ToolDef,
 )
+from wismo.sitegen.verdicts import not_justified
 
 METRIC_NOTES = {"uncachedInputTokens": "input minus cached: what is left to pay in full; – where no cached count "
                                       "was reported",
@@ -254,6 +255,7 @@ def build_case_list_pages(data: SiteData) -> list[CaseListPage]:
 def build_overview(data: SiteData, review_import: ReviewImport | None) -> OverviewPage:
     """index.html's data; runs that failed validation appear only as a banner and a link to their checks."""
     cases = case_rows(data)
+    listed, total = not_justified(data)
     return OverviewPage(
         title="Granular tools or one focused context?",
         runs=[data.cards[v.run.run_id] for v in data.validations],
@@ -262,4 +264,5 @@ def build_overview(data: SiteData, review_import: ReviewImport | None) -> Overvi
         case_columns=[data.column_head(run_id, design) for run_id, design in data.columns()],
         cases=cases[:OVERVIEW_CASES], designs=_design_tools(data),
         instructions=_grouped([(v.run.run_id, v.run.instructions) for v in data.validations]),
-        reviews=review_import, model_table=model_table(data), case_total=len(cases))
+        reviews=review_import, model_table=model_table(data), case_total=len(cases),
+        not_justified=listed, not_justified_total=total)

@@ -1,6 +1,6 @@
 """The page-level dataclasses: everything a template prints, already computed and formatted.
 
-The builders (overview.py, cases.py, conversation.py, review.py, checks.py) turn the analysis
+The builders (overview.py, cases.py, conversation.py, review_page.py, checks.py) turn the analysis
 dataclasses into these; templates only loop over them and print their strings.
 """
 
@@ -223,6 +223,41 @@ class ReviewImport:
     stale: int
     unknown: int
     duplicates: int
+    notes_only: int = 0
+
+
+@dataclass(frozen=True)
+class ReviewedConversation:
+    """A conversation a review applies to, named by repetition (the design is hidden in blind review)."""
+
+    repetition: int
+    design: str
+    url: str
+
+
+@dataclass(frozen=True)
+class ReviewNote:
+    """An imported review (verdict and/or note) and the conversations it was given for."""
+
+    verdict: str  # the label, "" for a note without a verdict
+    verdict_code: str  # justified / not_justified / unsure, "" without a verdict
+    note: str
+    reviewer: str
+    reviewed_at: str
+    source: str  # the exported file's name
+    conversations: list[ReviewedConversation]
+
+
+@dataclass(frozen=True)
+class NotJustified:
+    """A summary judged not justified, for the overview: where it is, what it said, what the reviewers wrote."""
+
+    run_label: str
+    case_id: str
+    case_url: str
+    summary: str
+    conversations: list[ReviewedConversation]
+    notes: list[ReviewNote]
 
 
 @dataclass(frozen=True)
@@ -240,6 +275,8 @@ class OverviewPage:
     reviews: ReviewImport | None
     model_table: list[ModelDesignRow] = field(default_factory=list)  # filled when several runs are shown
     case_total: int = 0  # all cases; `cases` holds at most OVERVIEW_CASES of them
+    not_justified: list[NotJustified] = field(default_factory=list)  # at most OVERVIEW_NOT_JUSTIFIED
+    not_justified_total: int = 0
 
 
 @dataclass(frozen=True)
@@ -271,6 +308,8 @@ class SummaryGroup:
     mismatches: int
     passed: bool
     repetitions: list[RepetitionRow]
+    reviews: list[ReviewNote] = field(default_factory=list)  # imported reviews of its repetitions
+    conflict: str = ""  # set when the same text of this run and case was judged in more than one way
 
 
 @dataclass(frozen=True)
@@ -388,51 +427,7 @@ class ConversationPage:
     transcript: list[TranscriptTurn]
     verdict: str | None
     others: list[Link]
-
-
-@dataclass(frozen=True)
-class EvidenceItem:
-    """One tool result the conversation gathered, pretty-printed."""
-
-    name: str
-    arguments: str
-    result: str
-    is_error: bool
-
-
-@dataclass(frozen=True)
-class ReviewItem:
-    """One customer summary to review, beside its evidence."""
-
-    index: int  # 0-based across all review pages; `number` is what people read
-    number: int
-    run_id: str
-    run_label: str
-    conversation_id: str
-    design: str
-    case_id: str
-    case_url: str
-    conversation_url: str
-    repetition: int
-    passed: bool
-    pieces: list[Piece]
-    findings: list[FindingNote]
-    evidence: list[EvidenceItem]
-
-
-@dataclass(frozen=True)
-class ReviewPage:
-    """review.html (and review-<n>.html when there are many summaries)."""
-
-    number: int
-    pages: list[Link]
-    previous: Link | None
-    next: Link | None
-    total: int
-    range_note: str
-    items: list[ReviewItem]
-    data: Markup  # the items' identities and summaries as JSON, for review.js
-    empty_reason: str = ""
+    reviews: list[ReviewNote] = field(default_factory=list)  # the imported review of its summary, if any
 
 
 @dataclass(frozen=True)
