@@ -270,7 +270,6 @@ def test_an_encrypted_reasoning_item_is_shown_by_its_size_and_summary():
     assert item.body == "Checking the order first." and "g" * 100 not in item.body
 
 
-def test_review_items_hide_the_design_order_and_carry_their_evidence():
 def test_identical_texts_with_identical_evidence_are_reviewed_once():
     data = data_for(factories.offline_site())
     [page] = build_review_pages(data)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path

@@ -218,17 +218,17 @@ def fold_reviews(entries: Sequence[ReviewEntry],
         if entry.cleared:
             continue
         conversation = (entry.run_id, entry.conversation_id)
-        detail = current.get(conversation)
-        if detail is None:
+        found = current.get(conversation)
+        if found is None:
             tally.unknown += 1
             tally.carried.append(entry)
-        elif summary_sha(detail.customer_summary or "") != entry.summary_sha:
+        elif summary_sha(found.customer_summary or "") != entry.summary_sha:
             tally.stale.add(conversation)
             tally.carried.append(entry)
         else:
             tally.entries[conversation] = entry
             if entry.verdict is not None:
-                judged[(entry.run_id, detail.case_id, entry.summary_sha)][entry.verdict] += 1
+                judged[(entry.run_id, found.case_id, entry.summary_sha)][entry.verdict] += 1
     # A conversation with a current review is not also stale because an older summary was reviewed too.
     tally.stale -= set(tally.entries)
     tally.conflicts = {text: dict(verdicts) for text, verdicts in judged.items() if len(verdicts) > 1}
