@@ -28,7 +28,7 @@ from recorder.loop import Budgets
 from recorder.mcp_client import server_command, start_servers
 from recorder.providers import create_provider
 from recorder.providers._common import read_key
-from recorder.providers.base import ModelRequest, ModelResponse, Provider, ProviderError, ProviderSettings
+from recorder.providers.base import Capabilities, ModelRequest, ModelResponse, Provider, ProviderError, ProviderSettings
 
 Report = Callable[[Check], None]
 DEFAULT_REQUEST_TIMEOUT_S = Budgets().request_timeout_s
@@ -184,6 +184,7 @@ async def _api(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None
         except ProviderError as error:
             return error
 
+    await _stated_capabilities(provider, add)
     one, two, plain = await ask(ONE, [tool]), await ask(TWO, [tool]), await ask(AS_JSON, [])
     first = next((r for r in (one, two, plain) if isinstance(r, ModelResponse)), None)
     if first is None:
@@ -205,6 +206,18 @@ async def _api(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None
     add(Check("structured output", parsed, f"answered {answer[:60]!r}" if not isinstance(plain, ProviderError)
               else str(plain)))
     return {"tool_choices": [None]}
+
+
+async def _stated_capabilities(provider: Provider, add: Callable[..., None]) -> None:
+    """What the adapter knows the model supports (the vendor's Models API or documentation), with the source."""
+    describe = getattr(provider, "capabilities", None)
+    if not callable(describe):
+        return
+    found: Capabilities = await describe()
+    for label, support in (("prompt caching (stated)", found.caching),
+                           ("structured output (stated)", found.structured_output),
+                           ("reasoning (stated)", found.reasoning)):
+        add(Check(label, support.supported, support.source))
 
 
 async def _first_requests(diagnosis: Diagnosis, chosen: dict[str, Any], add: Callable[..., None],

@@ -18,6 +18,7 @@ from wismo.loopback import (
     FakeServer,
     Received,
     Reply,
+    anthropic_model_info,
     chat_reply,
     compliant,
     llama_cpp_python,
@@ -134,19 +135,26 @@ def test_doctor_works_for_the_hosted_apis_with_a_key(provider, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-doctor-anthropic")
     if provider == "openai":
         respond = hosted_responder(responses_reply, lambda b: b["input"][-1]["content"])
-        model = {"id": "gpt-requested", "object": "model", "created": 0, "owned_by": "openai"}
+        model_id = "gpt-5.1-requested"  # OpenAI's Models API lists no features: they follow from the name
+        listed = Reply(200, {"id": model_id, "object": "model", "created": 0, "owned_by": "openai"})
     else:
         respond = hosted_responder(messages_reply, lambda b: b["messages"][-1]["content"][0]["text"])
-        model = {"id": "claude-requested", "type": "model", "display_name": "Claude",
-                 "created_at": "2026-01-01T00:00:00Z"}
-    with FakeServer(respond, get=lambda received: Reply(200, model)) as fake:
+        model_id = "claude-requested"  # Anthropic's Models API lists them: this one cannot think
+        listed = anthropic_model_info(model_id, thinking=False)
+    with FakeServer(respond, get=lambda received: listed) as fake:
         base = fake.url + "/v1" if provider == "openai" else fake.url
-        diagnosis = asyncio.run(diagnose(provider, model=model["id"], base_url=base, timeout_s=20.0))
+        diagnosis = asyncio.run(diagnose(provider, model=model_id, base_url=base, timeout_s=20.0))
         paths = {r.path for r in fake.gets}
-    assert paths == {f"/v1/models/{model['id']}"}
+    assert paths == {f"/v1/models/{model_id}"}
     seen = verdicts(diagnosis)
     assert seen["model listed"] and seen["usage reported"] and seen["tool call with tools alone"]
     assert seen["parallel tool calls"] and seen["structured output"] and seen["tool_choice"] is None
+    # What the vendor states beside what the probes saw, each with where it comes from.
+    assert seen["prompt caching (stated)"] and seen["structured output (stated)"]
+    assert seen["reasoning (stated)"] is (provider == "openai")
+    sources = {check.label: check.detail for check in diagnosis.checks}
+    assert "Models API capabilities" in sources["reasoning (stated)"] if provider == "anthropic" else \
+        "by model name" in sources["reasoning (stated)"]
     assert diagnosis.usable and diagnosis.flags == []
 
 
