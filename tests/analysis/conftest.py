@@ -13,6 +13,10 @@ import pytest
 from tests.helpers import ROOT
 
 SAMPLE_RUN = ROOT / "runs" / "sample-offline"
+_SAMPLE_MANIFEST = json.loads((SAMPLE_RUN / "manifest.json").read_text())
+SAMPLE_CASES = len(_SAMPLE_MANIFEST["cases"])
+SAMPLE_PAIRS = SAMPLE_CASES * _SAMPLE_MANIFEST["repetitions"]  # (case, repetition): one per design
+SAMPLE_CONVERSATIONS = SAMPLE_PAIRS * len(_SAMPLE_MANIFEST["designs"])
 
 
 def dumps(event: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ import pytest
 from analysis import validate_runs
 from analysis.checks import MAX_ROWS
 from analysis.model import RunValidation
-from tests.analysis.conftest import RunCopy, dumps
+from tests.analysis.conftest import SAMPLE_CONVERSATIONS, RunCopy, dumps
 
 FINISHED_WITH_TOOLS = "delivered-on-time.granular.r1"
 
@@ -75,14 +75,24 @@ def test_a_check_with_more_rows_than_shown_keeps_its_true_count(sample_copy):
         lines.append(line)
     sample_copy.write_lines(lines)
     found = check(validation(sample_copy), "claimed_counters")
-    assert found.row_count == 84 and len(found.rows) == MAX_ROWS  # 42 conversations x 2 counters
+    assert found.row_count == 2 * SAMPLE_CONVERSATIONS and len(found.rows) == MAX_ROWS  # 2 counters each
     shown = [(r[0], r[2]) for r in found.rows]
     assert shown == sorted(shown) and shown[:2] == [(shown[0][0], "toolCalls"), (shown[0][0], "turns")]
 
 
-def test_elapsed_within_its_tolerance_passes(sample_copy):
+def test_an_exact_elapsed_time_off_by_2_ms_fails(sample_copy):
+    # The recorder stamps both lines with the clock readings it computes elapsedMs from: no tolerance.
     sample_copy.edit(is_event(FINISHED_WITH_TOOLS, "conversation_finished"),
                      lambda e: e["claimed"].update(elapsedMs=e["claimed"]["elapsedMs"] + 2))
+    assert "claimed_counters" in failing(validation(sample_copy))
+
+
+def test_an_older_run_s_elapsed_time_within_its_tolerance_passes(sample_copy):
+    # Runs recorded before elapsedExact took the two from different clocks: held within 5 ms + 1 %.
+    def older(event):
+        event["claimed"].pop("elapsedExact", None)
+        event["claimed"]["elapsedMs"] += 2
+    sample_copy.edit(is_event(FINISHED_WITH_TOOLS, "conversation_finished"), older)
     assert validation(sample_copy).passed
 
 

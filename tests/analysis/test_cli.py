@@ -9,6 +9,7 @@ import subprocess
 from click.testing import CliRunner
 
 from analysis import summarize_runs
+from tests.analysis.conftest import SAMPLE_CASES, SAMPLE_PAIRS
 from tests.analysis.test_checks import FINISHED_WITH_TOOLS, is_event
 from tests.helpers import WISMO
 from wismo.cli import cli
@@ -75,7 +76,7 @@ def test_summarize_json_has_every_figure_and_leaves_out_only_the_lists_not_asked
     [printed] = json.loads(result.output)
     [expected] = json.loads(_asdict_json(sample_copy.path))
     assert printed["run"]["cases"] is None and printed["paired"] is None
-    assert len(expected["run"]["cases"]) == 7 and len(expected["paired"]) == 21
+    assert len(expected["run"]["cases"]) == SAMPLE_CASES and len(expected["paired"]) == SAMPLE_PAIRS
     expected["run"]["cases"] = expected["paired"] = None
     assert printed == expected
 

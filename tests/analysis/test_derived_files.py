@@ -122,10 +122,10 @@ def test_no_claims_file_means_no_findings(hand_run):
 
 
 def test_the_committed_sample_run_passes_with_its_claims_file():
-    from tests.analysis.conftest import SAMPLE_RUN
+    from tests.analysis.conftest import SAMPLE_PAIRS, SAMPLE_RUN
     assert (SAMPLE_RUN / "claims.jsonl").exists()
     [validation] = validate_runs([SAMPLE_RUN])
     assert validation.passed, [(c.name, c.rows[:3]) for c in validation.checks if not c.passed]
     [summary] = summarize_runs([SAMPLE_RUN])
     assert {design: counts["checked"] for design, counts in summary.claim_findings.items()} == \
-        {"granular": 21, "focused": 21}
+        {"granular": SAMPLE_PAIRS, "focused": SAMPLE_PAIRS}

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from analysis import conversation_details, validate_runs
-from tests.analysis.conftest import SAMPLE_RUN
+from tests.analysis.conftest import SAMPLE_CONVERSATIONS, SAMPLE_RUN
 from wismo.errors import RunFormatError
 
 
 def test_conversation_details_turn_by_turn():
     details = conversation_details(SAMPLE_RUN)
-    assert len(details) == 42
+    assert len(details) == SAMPLE_CONVERSATIONS
     first = details[0]
     assert (first.conversation_id, first.design, first.case_id, first.order_id) == (
         "delivered-on-time.granular.r1", "granular", "delivered-on-time", "ORD-1001")

@@ -111,14 +111,24 @@ def test_a_slow_request_hits_the_request_timeout(tmp_path):
     assert response["error"]["kind"] == "timeout" and done["claimed"]["turns"] == 1
 
 
+class HangsFromTurnTwo(PolicyProvider):
+    """Calls a tool at once on turn 1, then never answers: the deadline must cut a model request."""
+
+    async def complete(self, request):
+        if request.turn > 1:
+            await asyncio.sleep(60)
+        return await super().complete(request)
+
+
 def test_the_conversation_deadline_is_enforced(tmp_path):
     def policy(request):
         return [call("get_order", {"orderId": "ORD-1004"}, f"c{request.turn}")]
-    provider = PolicyProvider(policy, delay_s=0.15)
-    _outcome, events, _ = asyncio.run(converse(tmp_path, provider, Budgets(conversation_deadline_s=0.5)))
+    provider = HangsFromTurnTwo(policy)
+    # 2 s leaves a loaded machine room for turn 1 and its tool call, so the deadline falls in turn 2.
+    _outcome, events, _ = asyncio.run(converse(tmp_path, provider, Budgets(conversation_deadline_s=2.0)))
     done = finished(events)
     assert (done["status"], done["budgetHit"]) == ("timeout", "deadline")
-    assert 400 <= done["claimed"]["elapsedMs"] < 2000
+    assert 1900 <= done["claimed"]["elapsedMs"] < 10_000 and done["claimed"]["turns"] == 2
     # The cancelled request still gets its response line: the trace stays whole.
     requests = [e["turn"] for e in events if e["type"] == "model_request"]
     responses = [e for e in events if e["type"] == "model_response"]
