@@ -119,3 +119,25 @@ def test_an_invalid_answer_shows_why_it_could_not_be_read(build):
     page = (out / "conversations/sample-offline/payment-declined.focused.r3.html").read_text()
     assert (f'<p class="banner">The final text could not be read as an answer: {factories.INVALID_REASON}.</p>'
             in page)
+
+
+def test_text_and_reasoning_sent_back_as_history_are_not_printed_again():
+    # A Responses API model thinks and says something before its tool call; the loop sends both back
+    # (text as an assistant message, reasoning as it was) with the next model request.
+    site = factories.offline_site()
+    detail = next(d for d in site["details_by_run"]["sample-offline"]
+                  if d.conversation_id == "carrier-delay.focused.r1")
+    reasoning = {"type": "reasoning", "id": "rs_1", "encryptedContent": "x" * 40,
+                 "summary": [{"type": "summary_text", "text": "Look the order up first."}]}
+    first, second = detail.turn_details
+    first = replace(first, output_items=[reasoning, {"type": "text", "text": "Let me check."}, *first.output_items])
+    second = replace(second, new_items=[reasoning, {"type": "message", "role": "assistant", "content": "Let me check."},
+                                        *second.new_items])
+    site["details_by_run"] = {"sample-offline": [replace(detail, turn_details=[first, second])]}
+    [page] = build_conversation_pages(data_for(site))
+    shown = [(i.kind, i.body) for i in page.transcript[0].output_items if i.kind in ("reasoning", "text")]
+    assert shown == [("reasoning", "Look the order up first."), ("text", "Let me check.")]
+    sent = page.transcript[1].request_items
+    assert [(i.kind, i.body, i.ref_url) for i in sent] == [
+        ("reasoning", "", "#t1"), ("assistant", "", "#t1"), ("function_call", "", "#call-1-call_1_1"),
+        ("function_call_output", "", "#call-1-call_1_1")]

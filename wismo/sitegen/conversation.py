@@ -143,11 +143,24 @@ class _Printed:
     def __init__(self) -> None:
         self.calls: dict[str, ToolCallView] = {}  # callId -> the call printed with its arguments and result
         self.results: dict[str, tuple[str | None, ToolCallView]] = {}  # callId -> (raw result text, its call)
+        self.items: dict[str, int] = {}  # text and reasoning output (see _key) -> the model request it is under
 
     def add(self, view: ToolCallView, raw_result: str | None) -> None:
         self.calls[view.call_id] = view
         if not view.not_run:
             self.results[view.call_id] = (raw_result, view)
+
+
+def _key(item: dict[str, Any]) -> str | None:
+    """What a text or reasoning output item is when the history sends it back (text as an assistant message)."""
+    kind = item.get("type")
+    if kind == "text":
+        return json.dumps(["text", str(item.get("text", ""))])
+    if kind == "message" and item.get("role") == "assistant" and isinstance(item.get("content"), str):
+        return json.dumps(["text", item["content"]])
+    if kind == "reasoning":
+        return json.dumps(item, sort_keys=True)
+    return None
 
 
 def _message(item: dict[str, Any]) -> TranscriptItem:
@@ -181,7 +194,12 @@ def _sent_item(item: dict[str, Any], printed: _Printed) -> TranscriptItem:
         return TranscriptItem("function_call_output", f"Result of {name}{call_id}",
                               fmt.pretty_json(output if isinstance(output, str) else json.dumps(output)),
                               bool(item.get("isError")))
-    return _other_item(item)
+    shown_item = _other_item(item)
+    key = _key(item)
+    if key is not None and key in printed.items:  # the previous response's text or reasoning, sent back
+        turn = printed.items[key]
+        return replace(shown_item, body="", ref_url=f"#t{turn}", ref_turn=turn)
+    return shown_item
 
 
 def _other_item(item: dict[str, Any]) -> TranscriptItem:
@@ -217,6 +235,9 @@ def _output_items(turn: TurnDetail, calls: list[ToolCallView], printed: _Printed
         shown = _other_item(item)
         if shown.kind == "text" and first_text:
             shown, first_text = replace(shown, anchor=text_anchor(turn.turn)), False
+        key = _key(item)
+        if key is not None:
+            printed.items.setdefault(key, turn.turn)
         items.append(shown)
     # A call recorded as run that the response's items do not list (never in a well-formed trace): still shown.
     items += [_call_item(view) for view in calls if view.call_id not in placed]
