@@ -13,6 +13,7 @@ import json
 import random
 import statistics
 from collections import Counter, defaultdict
+from dataclasses import replace
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,7 @@ DETERMINISTIC = [("ORD-1001", 1845, 1909, 6), ("ORD-1002", 1119, 1179, 4), ("ORD
                  ("ORD-1007", 1263, 1315, 5)]
 FAILING = "tracking-unavailable.granular.r2"
 INVALID = "payment-declined.focused.r3"
+INVALID_REASON = "not a JSON object: Expecting value at line 1 column 1"
 
 
 def tokens(text: str) -> int:
@@ -224,9 +226,11 @@ def offline_details(run: RunInfo) -> list[ConversationDetail]:
                     details.append(conversation(run, case, design, repetition, summary=wrong["customerSummary"],
                                                 answer=wrong))
                 elif conversation_id == INVALID:
-                    details.append(conversation(run, case, design, repetition, status="invalid_answer",
-                                                final_text="Sorry, the tablet's payment was declined so it has "
-                                                           "not shipped. {deliveredSkus: []"))
+                    invalid = conversation(run, case, design, repetition, status="invalid_answer",
+                                           final_text="Sorry, the tablet's payment was declined so it has "
+                                                      "not shipped. {deliveredSkus: []")
+                    # As the recorder writes it: the parser's reason (recorder/instructions.py parse_answer).
+                    details.append(replace(invalid, error=INVALID_REASON))
                 else:
                     details.append(conversation(run, case, design, repetition))
     return details

@@ -131,7 +131,11 @@ def test_case_page_shows_a_conversation_without_summary_by_status():
     focused = page.columns[1]
     no_summary = [g for g in focused.groups if not g.has_summary]
     assert len(no_summary) == 1 and no_summary[0].count == 1
-    assert no_summary[0].no_summary_reason == "No customer summary: the conversation ended with status invalid_answer."
+    # The parser's reason is shown in place, with what the model wrote.
+    assert no_summary[0].no_summary_reason == (
+        "No customer summary: the conversation ended with status invalid_answer. The final text could not be read "
+        f"as an answer: {factories.INVALID_REASON}.")
+    assert no_summary[0].invalid_text.startswith("Sorry, the tablet's payment was declined")
     assert all(c.ok is None for c in no_summary[0].fields)
 
 
@@ -212,11 +216,12 @@ def test_conversation_page_splits_input_into_carried_and_new():
     assert 0 < first.new_width <= 1000 and second.carried_width == first.new_width
     assert first.cached == "not reported" and first.estimated
     assert page.others[0].text == "focused, repetition 1"
-    # The transcript prints each tool result once: the next request refers back to it.
+    # The transcript prints each tool call and result once: the next model request refers back to them.
     request_two = page.transcript[1].request_items
-    outputs = [i for i in request_two if i.kind == "function_call_output"]
-    assert outputs and all(i.body == "" and "printed in full under turn 1" in i.title for i in outputs)
-    assert '"orderId": "ORD-1004"' in page.transcript[0].tool_calls[0].result
+    sent = [i for i in request_two if i.kind in ("function_call", "function_call_output")]
+    assert len(sent) == 2 and all(i.body == "" and i.ref_turn == 1 and i.ref_url == "#call-1-call_1_1" for i in sent)
+    [call] = [i.call for i in page.transcript[0].output_items if i.call]
+    assert '"orderId": "ORD-1004"' in call.result and call.anchor == "call-1-call_1_1"
 
 
 def test_conversation_page_of_a_model_run_reports_cached_tokens():

@@ -1,4 +1,8 @@
-"""Case pages: one per case, every valid run × design side by side, repetitions grouped by their summary."""
+"""Case pages: one per case, every valid run's designs side by side, repetitions grouped by their summary.
+
+Two runs sit side by side where they fit; three or more are stacked, one run per row, so that the page
+never scrolls sideways (style.css lays both out).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from analysis.model import DEFAULT_ASKS, FIELDS, ConversationDetail
 from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, case_url, conversation_url, review_counts
 from wismo.sitegen.marks import summary_pieces
-from wismo.sitegen.pages import CaseColumn, CasePage, FieldCell, Link, RepetitionRow, SummaryGroup
+from wismo.sitegen.pages import CaseColumn, CasePage, CaseRun, FieldCell, Link, RepetitionRow, SummaryGroup
 from wismo.sitegen.verdicts import conflict_text, review_notes
 
 
@@ -47,18 +51,30 @@ def repetition_row(data: SiteData, detail: ConversationDetail) -> RepetitionRow:
         verdict=data.verdict(detail.run_id, detail.conversation_id))
 
 
+def ending_text(detail: ConversationDetail) -> str:
+    """The conversation's error in words: for an invalid answer, the parser's reason; "" when it has none."""
+    if not detail.error:
+        return ""
+    error = detail.error.rstrip(". ")
+    if detail.status == "invalid_answer":
+        return f"The final text could not be read as an answer: {error}."
+    return f"Error: {error}."
+
+
 def no_summary_reason(detail: ConversationDetail) -> str:
-    """Why a conversation has no customer summary."""
+    """Why a conversation has no customer summary, with the reason recorded (an invalid answer's parse error)."""
     reason = f"No customer summary: the conversation ended with status {detail.status}"
     if detail.budget_hit:
         reason += f" ({detail.budget_hit})"
-    return reason + "."
+    ending = ending_text(detail)
+    return f"{reason}. {ending}" if ending else reason + "."
 
 
 def _group_key(detail: ConversationDetail) -> str:
     # Same summary and same answer: one group. Conversations without a summary group by their status.
     if detail.customer_summary is None:
-        return json.dumps(["no-summary", detail.status, detail.budget_hit])
+        return json.dumps(["no-summary", detail.status, detail.budget_hit, detail.error,
+                           detail.final_text if detail.status == "invalid_answer" else None])
     return json.dumps(["summary", detail.customer_summary, detail.assessment], sort_keys=True)
 
 
@@ -79,8 +95,27 @@ def summary_groups(data: SiteData, details: list[ConversationDetail], expected: 
             count=len(members), fields=cells, mismatches=sum(c.ok is False for c in cells),
             passed=all(m.passed for m in members), repetitions=[repetition_row(data, m) for m in members],
             reviews=review_notes(data, members),
-            conflict=conflict_text(data, first.run_id, first.case_id, first.customer_summary)))
+            conflict=conflict_text(data, first.run_id, first.case_id, first.customer_summary),
+            invalid_text=first.final_text if first.status == "invalid_answer" else None))
     return groups
+
+
+# From this many runs on, a case page stacks the runs (one per row): side by side they would not fit 1440 px.
+STACK_RUNS_FROM = 3
+
+
+def case_runs(data: SiteData, case_id: str, expected: dict[str, Any]) -> list[CaseRun]:
+    """Every valid run's designs for one case, in the runs' order and each run's design order."""
+    runs: dict[str, list[CaseColumn]] = {}
+    for run_id, design in data.columns():
+        details = data.by_case.get((run_id, case_id, design), [])
+        head, model = data.column_head(run_id, design)
+        runs.setdefault(run_id, []).append(CaseColumn(
+            card=data.cards[run_id], design=head, model=model,
+            passed=f"{sum(d.passed for d in details)}/{len(details)} passed",
+            reviews=review_counts(data, run_id, design, case_id),
+            groups=summary_groups(data, details, expected)))
+    return [CaseRun(data.cards[run_id], columns) for run_id, columns in runs.items()]
 
 
 def build_case_pages(data: SiteData) -> list[CasePage]:
@@ -90,19 +125,11 @@ def build_case_pages(data: SiteData) -> list[CasePage]:
     for i, case_id in enumerate(case_ids):
         case = data.cases[case_id]
         expected = case.get("expected", {})
-        columns = []
-        for run_id, design in data.columns():
-            details = data.by_case.get((run_id, case_id, design), [])
-            head, model = data.column_head(run_id, design)
-            columns.append(CaseColumn(
-                card=data.cards[run_id], design=head, model=model,
-                passed=f"{sum(d.passed for d in details)}/{len(details)} passed",
-                reviews=review_counts(data, run_id, design, case_id),
-                groups=summary_groups(data, details, expected)))
+        runs = case_runs(data, case_id, expected)
         previous = Link(case_ids[i - 1], case_url(case_ids[i - 1])) if i > 0 else None
         following = Link(case_ids[i + 1], case_url(case_ids[i + 1])) if i + 1 < len(case_ids) else None
         pages.append(CasePage(case_id=case_id, order_id=case.get("orderId", ""), question=case.get("question", ""),
-                              expected=expected_cells(expected), columns=columns,
+                              expected=expected_cells(expected), runs=runs,
                               invalid_runs=[data.cards[r] for r in data.invalid_ids], previous=previous,
-                              next=following))
+                              next=following, stacked=len(runs) >= STACK_RUNS_FROM))
     return pages

@@ -310,6 +310,7 @@ class SummaryGroup:
     repetitions: list[RepetitionRow]
     reviews: list[ReviewNote] = field(default_factory=list)  # imported reviews of its repetitions
     conflict: str = ""  # set when the same text of this run and case was judged in more than one way
+    invalid_text: str | None = None  # an invalid answer's final text, shown beside the reason it could not be read
 
 
 @dataclass(frozen=True)
@@ -325,17 +326,31 @@ class CaseColumn:
 
 
 @dataclass(frozen=True)
+class CaseRun:
+    """One run's designs on a case page, side by side."""
+
+    card: RunCard
+    columns: list[CaseColumn]
+
+
+@dataclass(frozen=True)
 class CasePage:
-    """cases/<case>.html: the designs (and runs) side by side."""
+    """cases/<case>.html: the designs side by side, per run; runs side by side while two fit, else stacked."""
 
     case_id: str
     order_id: str
     question: str
     expected: list[FieldCell]
-    columns: list[CaseColumn]
+    runs: list[CaseRun]
     invalid_runs: list[RunCard]
     previous: Link | None
     next: Link | None
+    stacked: bool = False  # three or more runs: one run per row, so the page never scrolls sideways
+
+    @property
+    def columns(self) -> list[CaseColumn]:
+        """Every run × design, in the order the page shows them."""
+        return [column for run in self.runs for column in run.columns]
 
 
 @dataclass(frozen=True)
@@ -351,6 +366,9 @@ class ToolCallView:
     is_error: bool
     error_kind: str | None
     bytes: str
+    turn: int = 0  # the model request whose response asked for it
+    anchor: str = ""  # the id of its full printing in the transcript
+    not_run: str = ""  # why it never ran (a budget refused it, the conversation ended); "" when it ran
 
 
 @dataclass(frozen=True)
@@ -372,31 +390,40 @@ class TurnBar:
     output_width: int
     estimated: bool
     latency: str
-    tool_calls: list[ToolCallView]
+    tool_calls: list[ToolCallView]  # those it ran, then those it asked for that never ran
     final_text: str | None
     error: str | None
     alt_text: str
+    is_last: bool = False
+    text_anchor: str = ""  # where the transcript prints its text output in full
 
 
 @dataclass(frozen=True)
 class TranscriptItem:
-    """One history or output item: a message, a function call, a function result, or text."""
+    """One history or output item: a message, a tool call with its result, a tool result, or text.
+
+    An item printed in full earlier on the page has an empty body and `ref_url` (an in-page anchor) and
+    `ref_turn` (the model request it is printed under) instead.
+    """
 
     kind: str
     title: str
     body: str
     is_error: bool = False
+    call: ToolCallView | None = None  # a tool call the response asked for, with its result (or why it never ran)
+    ref_url: str = ""
+    ref_turn: int = 0
+    anchor: str = ""
 
 
 @dataclass(frozen=True)
 class TranscriptTurn:
-    """One request/response pair of the transcript."""
+    """One model request and its response."""
 
     turn: int
     meta: str
     request_items: list[TranscriptItem]
-    output_items: list[TranscriptItem]
-    tool_calls: list[ToolCallView]
+    output_items: list[TranscriptItem]  # every tool call the response asked for is one of them, with its result
     error: str | None
 
 
@@ -428,6 +455,8 @@ class ConversationPage:
     verdict: str | None
     others: list[Link]
     reviews: list[ReviewNote] = field(default_factory=list)  # the imported review of its summary, if any
+    final_text_turn: int = 0  # the model request whose output prints final_text in full (0: printed apart)
+    error_text: str = ""  # `error` in words: for an invalid answer, why the final text could not be read
 
 
 @dataclass(frozen=True)
