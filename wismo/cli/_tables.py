@@ -12,6 +12,7 @@ from typing import Any
 
 WIDTH = 100
 GAP = "  "
+_KEPT = "\0"  # stands for a space no line may break at
 
 
 def cell(value: Any, decimals: int = 0) -> str:
@@ -81,5 +82,7 @@ def wrap(text: str, width: int | None, first: str = "", rest: str = GAP) -> list
     """
     if width is None:
         return [first + text]
-    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_long_words=False,
-                         break_on_hyphens=False) or [first.rstrip()]
+    # "95 %" must not break before its sign: a placeholder of the same length hides that space from textwrap.
+    lines = textwrap.wrap(text.replace(" %", f"{_KEPT}%"), width, initial_indent=first, subsequent_indent=rest,
+                          break_long_words=False, break_on_hyphens=False)
+    return [line.replace(_KEPT, " ") for line in lines] or [first.rstrip()]
