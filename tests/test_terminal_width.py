@@ -126,3 +126,20 @@ def test_wrap_keeps_long_words_whole_and_indents_what_follows():
     assert all(not line.endswith(" 95") for width in range(20, 60) for line in wrap(sentence, width))
     assert wrap("saved 49.8 % of it", 12) == ["saved 49.8 %", "  of it"]
     assert wrap("saved 49.8 % of it", 11) == ["saved", "  49.8 % of", "  it"]
+
+
+def test_demo_ends_with_the_headline_then_the_path_of_the_index(tmp_path):
+    done = run_wismo("demo", "--runs", "runs", "--out", "site", "--repetitions", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert Path(lines[-1]) == (tmp_path / "site" / "index.html").resolve()  # still the last line
+    assert lines[-2] == ""
+    answer = flat("\n".join(lines[:-1]))
+    # Pass rates in the manifest's order, then the difference on the pairs both passed, with its interval.
+    assert re.search(r"Both designs were equally often right: granular \d+/\d+ \(100 %\), focused", answer)
+    assert re.search(r"Over the \d+ of \d+ pairs where both answered correctly, focused used [\d.]+ % fewer total "
+                     r"tokens than granular", answer)
+    assert re.search(r"\(focused - granular\) over those \d+ pairs: -[\d,]+, 95 % interval \[-[\d,]+, -[\d,]+\]\.",
+                     answer)
+    assert answer.index("every check passed") < answer.index("Both designs")
+    assert too_wide("\n".join(lines[:-1])) == []
