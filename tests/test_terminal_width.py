@@ -7,6 +7,8 @@ a long sentence). Every line of the default output must fit, and nothing may be 
 
 from __future__ import annotations
 
+import io
+import os
 import re
 import shutil
 from pathlib import Path
@@ -15,8 +17,10 @@ import pytest
 
 from analysis.labels import METRIC_LABELS
 from analysis.model import METRICS
+from recorder.loop import ConversationPlan
 from tests.analysis.runbuilder import Conv, RunSpec, write_run
 from tests.helpers import ROOT, run_wismo
+from wismo.cli._progress import ProgressLine
 from wismo.cli._tables import WIDTH, column_blocks, table, wrap
 from wismo.loopback.process import loopback_process
 
@@ -143,3 +147,22 @@ def test_demo_ends_with_the_headline_then_the_path_of_the_index(tmp_path):
                      answer)
     assert answer.index("every check passed") < answer.index("Both designs")
     assert too_wide("\n".join(lines[:-1])) == []
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_line_never_outgrows_the_terminal(monkeypatch):
+    # A longer line would wrap, and each "\r" redraw would then leave a row behind.
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda fallback=(80, 24): os.terminal_size((60, 24)))
+    terminal = _Terminal()
+    progress = ProgressLine(terminal)
+    progress.start(48, 0)
+    plan = ConversationPlan("when-the-rest-of-my-order-arrives.granular.r12", "when-the-rest-of-my-order-arrives",
+                            "ORD-1004", "Where is the rest?", "granular", 12, 0, 1, {})
+    progress.response(plan, 3, {"inputTokens": 123_456, "outputTokens": 7_890, "estimated": True})
+    drawn = terminal.getvalue().split("\r")[1:]
+    assert drawn and all(len(line) <= 59 for line in drawn)  # 59 characters and the "\r": the 60 columns
+    assert drawn[0].startswith("[") and "when-the-rest" in drawn[0]
