@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from analysis import summarize_runs
 from recorder.comparison import design_order
+from tests.analysis.runbuilder import Conv, RunSpec, write_run
 from tests.helpers import run_wismo
 
 ORDERS = {"gf": ["granular", "focused"], "fg": ["focused", "granular"]}
@@ -105,3 +107,19 @@ def test_a_run_of_one_design_puts_it_first_in_the_comparison():
     assert design_order(("focused",)) == ["focused", "granular"]
     assert design_order(("granular", "focused")) == ["granular", "focused"]
     assert design_order() == ["granular", "focused"]
+
+
+def test_fault_counts_per_design_follow_the_manifest_order(tmp_path):
+    # Sorted by status, focused's "interrupted" would come before granular's "timeout".
+    run = write_run(tmp_path, RunSpec("faults", ["granular", "focused"], 1, ["A", "B"], [
+        Conv("A", "granular", 1, [(100, 10)], [], 5.0, passed=False, status="timeout"),
+        Conv("A", "focused", 1, [(100, 10)], [], 5.0, passed=False, status="interrupted"),
+        Conv("B", "granular", 1, [(100, 10)], [], 5.0),
+        Conv("B", "focused", 1, [(100, 10)], [], 5.0, passed=False, status="timeout"),
+    ]))
+    [summary] = summarize_runs([run])
+    assert list(summary.faults.by_design) == ["granular", "focused"]
+    timeout = next(c for c in summary.faults.causes if c.status == "timeout")
+    assert list(timeout.by_design) == ["granular", "focused"]
+    assert "(granular: 1 timeout; focused: 1 interrupted, 1 timeout)" in " ".join(
+        run_wismo("summarize", str(run), cwd=tmp_path).stdout.split())
