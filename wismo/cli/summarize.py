@@ -48,11 +48,11 @@ def in_design_order(designs: list[str], present: Iterable[str]) -> list[str]:
 def headline_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
     """The answer first: pass rates per design, then the difference on the pairs both designs passed.
 
-    `summarize` prints these under the tables' first block and `demo` right before the site's path,
-    so both say what the site's headline says (analysis.headline), with the paired interval added.
+    `summarize` prints these after the per-design tables and `demo` right before the site's path, so
+    both say what the site's headline says (analysis.headline), with the paired interval added.
     """
     words = headline(summary)
-    lines = [*wrap(words.lead, width)]
+    lines = wrap(words.lead, width)
     for sentence in words.details:
         lines += wrap(sentence, width)
     interval = _interval_sentence(summary)
