@@ -50,12 +50,13 @@ def headline(summary: RunSummary) -> Headline:
     differ = b_passed * o_total != o_passed * b_total
     if differ:
         better = other if o_passed / max(o_total, 1) > b_passed / max(b_total, 1) else baseline
-        lead = (f"The designs differ in correctness: {other} passed {_share(o_passed, o_total)}, {baseline} "
-                f"{_share(b_passed, b_total)}. {better} was right more often; that, not a cost saving, is the "
+        # Pass rates in the manifest's design order (baseline first), as every table lists the designs.
+        lead = (f"The designs differ in correctness: {baseline} passed {_share(b_passed, b_total)}, {other} "
+                f"{_share(o_passed, o_total)}. {better} was right more often; that, not a cost saving, is the "
                 f"result of this run.")
     else:
-        lead = f"Both designs were equally often right: {other} {_share(o_passed, o_total)}, {baseline} " \
-               f"{_share(b_passed, b_total)}."
+        lead = f"Both designs were equally often right: {baseline} {_share(b_passed, b_total)}, {other} " \
+               f"{_share(o_passed, o_total)}."
     details = [_saving_sentence(summary, baseline, other)]
     if pairs.only_baseline or pairs.only_other:
         details.append(f"Of the {pairs.pairs} (case, repetition) pairs, only {baseline} was right in "

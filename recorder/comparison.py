@@ -8,6 +8,7 @@ call. The focused shape is then rebuilt from the granular results and the two JS
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,6 +21,8 @@ from recorder.lookups import not_found_marker
 from recorder.mcp_client import ToolServer, server_command, start_servers
 
 COMPARISON_VERSION = 1
+# The designs compared, in `wismo record`'s default order; a run lists them in its manifest's order instead.
+COMPARED_DESIGNS = ("granular", "focused")
 
 # Inputs every ID-taking tool must refuse with a clear error, without the server going down.
 BAD_IDS = {
@@ -207,21 +210,31 @@ def _leaks(dataset: Dataset, results: list[Any]) -> list[str]:
     return sorted(forbidden & found)
 
 
+def design_order(designs: Sequence[str] = COMPARED_DESIGNS) -> list[str]:
+    """Both compared designs, those in `designs` first in its order (a run's manifest order)."""
+    return list(dict.fromkeys([*(d for d in designs if d in COMPARED_DESIGNS), *COMPARED_DESIGNS]))
+
+
 async def run_comparison(dataset: Dataset, commands: dict[str, list[str]] | None = None,
-                         log_dir: Path | None = None,
-                         servers: dict[str, ToolServer] | None = None) -> ComparisonReport:
-    """Gather every order's evidence through both designs' servers (started here unless given) and compare."""
-    if servers is not None and set(servers) >= {"granular", "focused"}:
-        return await _compare(dataset, servers)
+                         log_dir: Path | None = None, servers: dict[str, ToolServer] | None = None,
+                         designs: Sequence[str] = COMPARED_DESIGNS) -> ComparisonReport:
+    """Gather every order's evidence through both designs' servers (started here unless given) and compare.
+
+    Every per-design figure in the report lists the designs in `designs` order (a run passes its own).
+    """
+    order = design_order(designs)
+    if servers is not None and set(servers) >= set(COMPARED_DESIGNS):
+        return await _compare(dataset, {d: servers[d] for d in order})
     commands = commands or {}
     async with AsyncExitStack() as stack:
         started = await start_servers(
-            stack, {d: commands.get(d) or server_command(d, dataset.folder) for d in ("granular", "focused")},
+            stack, {d: commands.get(d) or server_command(d, dataset.folder) for d in order},
             log_dir, log_prefix="check")
         return await _compare(dataset, started)
 
 
 async def _compare(dataset: Dataset, servers: dict[str, ToolServer]) -> ComparisonReport:
+    """Compare order by order; `servers` is in the order every per-design figure is listed in."""
     orders: list[OrderComparison] = []
     seen_results: list[Any] = []
     rule_mismatches: list[str] = []
@@ -234,11 +247,12 @@ async def _compare(dataset: Dataset, servers: dict[str, ToolServer]) -> Comparis
         served = f_results[("orderId", order.orderId)]
         differences: list[str] = []
         _diff("$", rebuilt, served, differences)
-        orders.append(OrderComparison(order.orderId, not differences, {"granular": g_bytes, "focused": f_bytes},
-                                      {"granular": g_calls, "focused": f_calls}, differences))
+        sizes, calls = {"granular": g_bytes, "focused": f_bytes}, {"granular": g_calls, "focused": f_calls}
+        orders.append(OrderComparison(order.orderId, not differences, {d: sizes[d] for d in servers},
+                                      {d: calls[d] for d in servers}, differences))
         for case in (c for c in dataset.cases if c.orderId == order.orderId):
             expected = case.expectation()
-            for design, results in (("granular", g_results), ("focused", f_results)):
+            for design, results in ((d, {"granular": g_results, "focused": f_results}[d]) for d in servers):
                 derived = derive(_evidence(results), order.orderId).as_dict(case.asks)
                 for name in case.asks:
                     got, want = derived[name], expected[name]

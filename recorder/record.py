@@ -373,7 +373,7 @@ async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, dataset
     async with AsyncExitStack() as stack:
         servers = await start_run_servers(stack, options.designs, dataset, run_dir)
         # The same servers the conversations use must first show they return the same evidence.
-        comparison = await run_comparison(dataset, servers=servers)
+        comparison = await run_comparison(dataset, servers=servers, designs=options.designs)
         write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json(), redactor)
         if not comparison.passed:
             raise WismoError(f"the two designs do not return the same evidence for dataset {dataset.name}; "

@@ -1,7 +1,8 @@
 -- The deterministic comparison stored with the run (deterministic-comparison.json): whether it is
 -- present and passed, and per order and design the bytes of the tool results and the number of MCP
--- tools/call interactions (no rows for orders when the file is absent).
+-- tools/call interactions (no rows for orders when the file is absent); designs in the manifest's order.
 SELECT r.present, r.passed, o.order_id, o.matched, o.design, o.bytes, o.interactions
 FROM comparison_run r
 LEFT JOIN comparison_orders o ON true
-ORDER BY o.order_id, o.design;
+CROSS JOIN run_manifest m
+ORDER BY o.order_id, list_position(m.designs, o.design), o.design;

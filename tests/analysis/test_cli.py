@@ -109,7 +109,7 @@ def test_summarize_shows_uncached_input_beside_input_and_reasoning_beside_output
         Conv("A", "granular", 1, [(1000, 50), (3000, 70)], [1], 5.0, cached=[0, 2048], reasoning=[30, 40]),
         Conv("A", "focused", 1, [(1000, 40), (1800, 60)], [1], 3.0, cached=[0, 1024], reasoning=[20, 20]),
     ]))
-    result = CliRunner().invoke(cli, ["summarize", str(run_dir)])
+    result = CliRunner().invoke(cli, ["summarize", "--wide", str(run_dir)])  # one table: one header to read
     assert result.exit_code == 0, result.output
     header = next(line for line in result.output.splitlines() if line.startswith("design"))
     labels = ["input tokens", "uncached input", "output tokens", "reasoning tokens", "total tokens"]

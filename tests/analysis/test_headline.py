@@ -32,10 +32,10 @@ def test_a_design_that_never_passes_makes_correctness_the_headline_and_no_saving
             assert comparison.all_saving_pct is not None  # kept beside, labelled
     words = headline(summary)
     n = CASE_COUNT
-    assert words.pass_rates_differ and f"focused passed {n}/{n} (100 %), granular 0/{n} (0 %)" in words.lead
+    assert words.pass_rates_differ and f"granular passed 0/{n} (0 %), focused {n}/{n} (100 %)" in words.lead
     assert words.details[0].startswith("No (case, repetition) pair was answered correctly by both designs")
 
-    shown = run_wismo("summarize", str(run), cwd=tmp_path)
+    shown = run_wismo("summarize", "--wide", str(run), cwd=tmp_path)  # one table, each sentence on one line
     assert shown.returncode == 0
     assert words.lead in shown.stdout and "where BOTH answered correctly" in shown.stdout
     rows = [line.split() for line in shown.stdout.splitlines() if line.startswith(METRICS_SHOWN)]
@@ -60,11 +60,12 @@ def test_a_run_of_connection_errors_is_never_a_silent_saving(tmp_path):
     assert validation.passed  # every line adds up: the run is consistent, and its faults are shown
 
     shown = run_wismo("summarize", str(run), cwd=tmp_path)
-    assert cause in shown.stdout
-    assert f"warning: {CONVERSATIONS} conversation(s) ended in an infrastructure fault" in shown.stdout
-    assert f"{CONVERSATIONS - 3} × interrupted: the run stopped" in shown.stdout
-    assert "No (case, repetition) pair was answered correctly by both designs" in shown.stdout
-    assert "called no tool" not in shown.stdout  # the model was never heard: no warning about its tool use
+    flat = " ".join(shown.stdout.split())  # sentences wrap at 100 columns
+    assert cause in flat
+    assert f"warning: {CONVERSATIONS} conversation(s) ended in an infrastructure fault" in flat
+    assert f"{CONVERSATIONS - 3} × interrupted: the run stopped" in flat
+    assert "No (case, repetition) pair was answered correctly by both designs" in flat
+    assert "called no tool" not in flat  # the model was never heard: no warning about its tool use
     as_json = json.loads(run_wismo("summarize", "--json", str(run), cwd=tmp_path).stdout)[0]
     by_design = as_json["faults"]["by_design"]
     assert sum(n for statuses in by_design.values() for n in statuses.values()) == CONVERSATIONS

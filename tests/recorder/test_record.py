@@ -198,8 +198,8 @@ def test_score_on_a_folder_that_is_not_a_run(tmp_path):
 def test_record_refuses_when_the_designs_disagree(tmp_path, monkeypatch):
     import recorder.record as module
 
-    async def disagreeing(dataset, commands=None, log_dir=None, servers=None):
-        report = await real(dataset, commands, log_dir, servers)
+    async def disagreeing(dataset, **options):
+        report = await real(dataset, **options)
         report.orders[0].matched = False
         return report
     real = module.run_comparison

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from typing import Any, TextIO
 
 from recorder.loop import ConversationPlan, Outcome
+from wismo.cli._tables import WIDTH
 
 
 def _tokens(value: int | None) -> str:
@@ -43,7 +45,9 @@ class ProgressLine:
     def _draw(self, text: str) -> None:
         if not self.tty:
             return
-        line = f"\r{self._bar()} {text}"[:160]
+        # A line longer than the terminal wraps, and "\r" then redraws only its last row: cut it to fit.
+        columns = shutil.get_terminal_size((WIDTH, 24)).columns
+        line = f"\r{self._bar()} {text}"[:max(columns, 40)]
         self.stream.write(line + " " * max(0, len(self._last) - len(line)))
         self.stream.flush()
         self._last = line

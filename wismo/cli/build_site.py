@@ -10,8 +10,11 @@ import click
 from wismo.sitegen.from_runs import SiteBuild, build_from_runs, newest_run
 
 
-def report(build: SiteBuild) -> None:
-    """Say which runs are shown, which failed validation, what the reviews did, and where the site is."""
+def report(build: SiteBuild, *, site_line: bool = True) -> None:
+    """Say which runs are shown, which failed validation, what the reviews did, and where the site is.
+
+    site_line=False leaves out where the site is, for a caller that ends with the path itself (demo).
+    """
     for validation in build.validations:
         run = validation.run
         if validation.passed:
@@ -32,7 +35,8 @@ def report(build: SiteBuild) -> None:
                        "exported from another run, or did the summaries change?", err=True)
     for difference in build.mixed:
         click.echo(f"warning: mixed runs ({difference}); the site says so", err=True)
-    click.echo(f"site: {build.index}")
+    if site_line:
+        click.echo(f"site: {build.index}")
 
 
 @click.command("build-site")

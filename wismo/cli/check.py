@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from recorder.comparison import run_comparison
+from recorder.comparison import design_order, run_comparison
 from recorder.dataset import load_dataset
 from wismo.cli._options import dataset_option
 
@@ -53,11 +53,15 @@ def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) ->
     out.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
 
     click.echo(f"dataset {dataset.name} ({dataset.content_hash[:19]}), {len(report.orders)} orders")
-    click.echo(f"{'order':<12}{'matched':<9}{'bytes g/f':>14}{'calls g/f':>11}")
+    # The designs in record's default --designs order, the order the JSON lists them in too.
+    first, second = design_order()
+    initials = f"{first[0]}/{second[0]}"
+    click.echo(f"{'order':<12}{'matched':<9}{'bytes ' + initials:>14}{'calls ' + initials:>11}"
+               f"   ({first}/{second})")
     for order in report.orders:
         click.echo(f"{order.orderId:<12}{'yes' if order.matched else 'NO':<9}"
-                   f"{order.bytes['granular']:>7}/{order.bytes['focused']:<6}"
-                   f"{order.interactions['granular']:>5}/{order.interactions['focused']:<5}")
+                   f"{order.bytes[first]:>7}/{order.bytes[second]:<6}"
+                   f"{order.interactions[first]:>5}/{order.interactions[second]:<5}")
         for difference in order.differences[:10]:
             click.echo(f"    differs at {difference}")
     refused = sum(e.ok for e in report.edgeCases)

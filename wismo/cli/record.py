@@ -16,7 +16,7 @@ import click
 from click.core import ParameterSource
 
 from recorder.local_server import concurrency_note
-from recorder.loop import Budgets
+from recorder.loop import Budgets, Outcome
 from recorder.providers import REGISTRY
 from recorder.providers.chat_compat import STRUCTURED_OUTPUT_MODES, TOOL_CHOICES
 from recorder.record import (
@@ -30,6 +30,8 @@ from recorder.record import (
 from recorder.resume import resume
 from wismo.cli._options import dataset_option
 from wismo.cli._progress import ProgressLine
+from wismo.cli._tables import WIDTH, table
+from wismo.errors import WismoError
 
 
 def _median(values: Sequence[float | None], decimals: int = 0) -> str:
@@ -39,34 +41,51 @@ def _median(values: Sequence[float | None], decimals: int = 0) -> str:
     return f"{statistics.median(present):,.{decimals}f}"
 
 
+def run_designs(result: RunResult) -> list[str]:
+    """The run's designs in its manifest's order (then any other recorded, as first seen)."""
+    from wismo.runformat.read import read_manifest
+
+    seen = list(dict.fromkeys(plan.design for plan, _ in result.outcomes))
+    try:
+        listed = [d for d in read_manifest(result.run_dir).get("designs") or [] if isinstance(d, str)]
+    except WismoError:  # an unreadable manifest is validate's to report; the table still prints
+        listed = []
+    return list(dict.fromkeys([*listed, *seen]))
+
+
 def print_outcome_table(result: RunResult) -> None:
     """Per design: conversations, passed, medians of turns, tool calls, tokens and time (not yet validated)."""
     from analysis.warnings import called_no_tool, no_tool_call_warning  # here: the record path skips DuckDB
 
-    by_design = defaultdict(list)
+    by_design: dict[str, list[Outcome]] = defaultdict(list)
     for plan, outcome in result.outcomes:
         by_design[plan.design].append(outcome)
-    click.echo(f"\n{'design':<10}{'convs':>6}{'passed':>8}{'turns':>7}{'tools':>7}{'in tok':>9}{'uncached':>9}"
-               f"{'out tok':>9}{'time s':>8}   (medians; unvalidated until `wismo validate`)")
-    for design, outcomes in sorted(by_design.items()):
+    designs = [d for d in run_designs(result) if d in by_design]
+    rows = []
+    for design in designs:
+        outcomes = by_design[design]
         uncached = [o.input_tokens - o.cached_tokens if o.input_tokens is not None and o.cached_tokens is not None
                     else None for o in outcomes]
-        click.echo(f"{design:<10}{len(outcomes):>6}{sum(o.passed for o in outcomes):>8}"
-                   f"{_median([o.turns for o in outcomes], 1):>7}{_median([o.tool_calls for o in outcomes], 1):>7}"
-                   f"{_median([o.input_tokens for o in outcomes]):>9}{_median(uncached):>9}"
-                   f"{_median([o.output_tokens for o in outcomes]):>9}"
-                   f"{_median([o.elapsed_ms / 1000 for o in outcomes], 2):>8}")
-    for design, outcomes in sorted(by_design.items()):
+        rows.append([design, f"{len(outcomes):,}", f"{sum(o.passed for o in outcomes):,}",
+                     _median([o.turns for o in outcomes], 1), _median([o.tool_calls for o in outcomes], 1),
+                     _median([o.input_tokens for o in outcomes]), _median(uncached),
+                     _median([o.output_tokens for o in outcomes]), _median([o.elapsed_ms / 1000 for o in outcomes], 2)])
+    click.echo("\nmedians per design (unvalidated until `wismo validate`):")
+    for line in table(["design", "convs", "passed", "turns", "tools", "in tok", "uncached", "out tok", "time s"],
+                      rows, width=WIDTH):
+        click.echo(line)
+    for design in designs:
+        outcomes = by_design[design]
         if called_no_tool([o.tool_calls for o in outcomes], Counter(o.status for o in outcomes)):
             click.echo(f"warning: {no_tool_call_warning(design)}")
-    if result.after_abandoned:
-        click.echo(f"note: {result.after_abandoned} conversation(s) began just after a request was abandoned at a "
-                   f"timeout; a single-slot local server may still have been busy with it, so their time can "
-                   f"include that wait (marked afterAbandonedRequest in events.jsonl)")
         stopped = sum(o.status == "budget_exhausted" for o in outcomes)
         if stopped:  # a budget stop is the run's limit, not a wrong answer: say so
             click.echo(f"{design}: {stopped} of {len(outcomes)} conversation(s) stopped by a budget "
                        f"(status budget_exhausted; see --max-turns and --max-tool-calls), not by a wrong answer")
+    if result.after_abandoned:
+        click.echo(f"note: {result.after_abandoned} conversation(s) began just after a request was abandoned at a "
+                   f"timeout; a single-slot local server may still have been busy with it, so their time can "
+                   f"include that wait (marked afterAbandonedRequest in events.jsonl)")
     if result.skipped:
         click.echo(f"({result.skipped} conversations were already complete and were skipped)")
     click.echo(f"\nrun folder: {result.run_dir}")
@@ -101,7 +120,7 @@ def fault_report(result: RunResult) -> list[str]:
     from analysis.headline import fault_warnings
     from analysis.model import FaultCause, FaultSummary
 
-    designs = list(dict.fromkeys(plan.design for plan, _ in result.outcomes))
+    designs = run_designs(result)
     by_design: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     causes: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for plan, outcome in result.outcomes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -10,11 +11,11 @@ import click
 from analysis import summarize_runs
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
-from analysis.headline import headline
+from analysis.headline import HEADLINE_METRIC, headline
 from analysis.labels import METRIC_LABELS
 from analysis.model import FIELDS, METRICS, RunSummary
 from analysis.summary_json import summary_to_json
-from wismo.cli._tables import cell, table
+from wismo.cli._tables import GAP, WIDTH, cell, table, wrap
 
 MAX_K_COLUMNS = 10
 
@@ -38,73 +39,126 @@ def _share(rate: float | None) -> str:
     return "–" if rate is None else cell(rate * 100, 1)
 
 
-def summary_lines(summary: RunSummary) -> list[str]:
-    """The metrics table, the comparison, pass^k and the extras of one run."""
-    run = summary.run
-    lines = [f"run {run.run_id}: {run.provider_label or run.provider} / {run.model}, dataset {run.dataset_name}, "
-             f"{len(run.cases)} cases x {run.repetitions} repetitions; tokens {run.token_counts}"]
-    shape = run.request_shape()
-    if shape:
-        lines.append(f"requests: {shape}")
-    lines += [f"warning: {warning}" for warning in summary.warnings]
-    lines.append("")
-    headers = ["design", "convs", "passed", "pass %", *(f"{_label(m)} median [min-max]" for m in METRICS)]
+def in_design_order(designs: list[str], present: Iterable[str]) -> list[str]:
+    """The manifest's designs first, in its order, then any other design found (never dropped)."""
+    found = list(present)
+    return [*(d for d in designs if d in found), *sorted(set(found) - set(designs))]
+
+
+def headline_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
+    """The answer first: pass rates per design, then the difference on the pairs both designs passed.
+
+    `summarize` prints these after the per-design tables and `demo` right before the site's path, so
+    both say what the site's headline says (analysis.headline), with the paired interval added.
+    """
+    words = headline(summary)
+    lines = wrap(words.lead, width)
+    for sentence in words.details:
+        lines += wrap(sentence, width)
+    interval = _interval_sentence(summary)
+    if interval:
+        lines += wrap(interval, width)
+    return lines
+
+
+def _interval_sentence(summary: RunSummary) -> str | None:
+    compared = next((c for c in summary.comparisons if c.metric == HEADLINE_METRIC), None)
+    if compared is None or compared.median_difference is None:
+        return None
+    decimals = _decimals(compared.metric)
+    return (f"Median of the paired differences in {METRIC_LABELS[compared.metric].name} ({compared.other} - "
+            f"{compared.baseline}) over those {compared.paired_n} pairs: "
+            f"{cell(compared.median_difference, decimals)}, 95 % interval "
+            f"[{cell(compared.ci_low, decimals)}, {cell(compared.ci_high, decimals)}].")
+
+
+def _design_table(summary: RunSummary, width: int | None) -> list[str]:
+    headers = ["design", "convs", "passed", "pass %", *(_label(m) for m in METRICS)]
     rows = []
     for design in summary.designs:
         stats = [f"{cell(s.median, _decimals(m))} [{cell(s.min, _decimals(m))}-{cell(s.max, _decimals(m))}]"
                  if (s := design.stats.get(m)) else "–" for m in METRICS]
         rows.append([design.design, cell(design.conversations), cell(design.passed),
                      cell(design.pass_rate * 100, 1), *stats])
-    lines += table(headers, rows)
+    return ["per design: each metric's median [min-max] over the conversations that reported it",
+            *table(headers, rows, width=width)]
+
+
+def _comparison_table(summary: RunSummary, width: int | None) -> list[str]:
+    first = summary.comparisons[0]
+    lines = wrap(f"{first.other} vs {first.baseline} over the (case, repetition) pairs where BOTH answered "
+                 f"correctly: the medians and the saving on them, the median of the paired differences "
+                 f"({first.other} - {first.baseline}) with its 95 % bootstrap interval "
+                 f"({first.bootstrap_resamples} resamples, seed {first.bootstrap_seed}); last, for reference, the "
+                 "saving on the medians of all conversations, failed and errored included", width)
+    return lines + table(["metric", first.baseline, first.other, "saving %", "pairs", "paired median diff",
+                          "95 % CI", "saving % (all convs)"],
+                         [[_label(c.metric), cell(c.baseline_median, _decimals(c.metric)),
+                           cell(c.other_median, _decimals(c.metric)), cell(c.saving_pct, 1), cell(c.paired_n),
+                           cell(c.median_difference, _decimals(c.metric)),
+                           f"[{cell(c.ci_low, _decimals(c.metric))}, {cell(c.ci_high, _decimals(c.metric))}]",
+                           cell(c.all_saving_pct, 1)]
+                          for c in summary.comparisons], width=width)
+
+
+def _extras(summary: RunSummary, width: int | None) -> list[str]:
+    """pass^k, claim findings and the deterministic comparison, each in the manifest's design order."""
+    run, lines = summary.run, []
+    ks = _shown_ks(run.repetitions)
+    if ks:
+        note = "" if len(ks) == run.repetitions else " (some k; --json lists every k)"
+        lines += table([f"pass^k{note}", *(f"k={k}" for k in ks)],
+                       [[d.design, *(cell(d.pass_hat_k.get(k), 3) for k in ks)] for d in summary.designs],
+                       width=width)
+        lines.append("")
+    if summary.claim_findings:
+        kinds = [*sorted({k for counts in summary.claim_findings.values() for k in counts} - {"any", "checked"}),
+                 "any", "checked"]
+        lines += table(["summaries with claim findings", *kinds],
+                       [[design, *(cell(summary.claim_findings[design].get(k, 0)) for k in kinds)]
+                        for design in in_design_order(run.designs, summary.claim_findings)], width=width)
+        lines.append("")
+    if summary.deterministic_passed is not None:
+        designs = in_design_order(run.designs, {d for order in summary.deterministic for d in order.bytes})
+        lines.append(f"deterministic comparison ({'passed' if summary.deterministic_passed else 'FAILED'}), "
+                     f"over {len(summary.deterministic)} orders:")
+        lines += table(["design", "result bytes", "MCP interactions"],
+                       [[d, cell(sum(o.bytes.get(d, 0) for o in summary.deterministic)),
+                         cell(sum(o.interactions.get(d, 0) for o in summary.deterministic))] for d in designs],
+                       width=width)
+    return lines
+
+
+def summary_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
+    """The metrics table, the comparison, pass^k and the extras of one run; lines of at most `width` (None: any)."""
+    run = summary.run
+    lines = wrap(f"run {run.run_id}: {run.provider_label or run.provider} / {run.model}, dataset {run.dataset_name}, "
+                 f"{len(run.cases)} cases x {run.repetitions} repetitions; tokens {run.token_counts}", width)
+    shape = run.request_shape()
+    if shape:
+        lines += wrap(f"requests: {shape}", width)
+    for warning in summary.warnings:
+        lines += wrap(f"warning: {warning}", width)
+    lines.append("")
+    lines += _design_table(summary, width)
     lines.append("")
     # A field no case asked has no rate and no column.
     asked = [f for f in FIELDS if any(d.field_pass_rates.get(f) is not None for d in summary.designs)]
     field_rows = [[d.design, *(_share(d.field_pass_rates.get(f)) for f in asked),
                    ", ".join(f"{k} {v}" for k, v in sorted(d.status_counts.items()))] for d in summary.designs]
     if summary.designs:
-        lines += table(["pass % per field", *asked, "statuses"], field_rows)
+        lines += table(["pass % per field", *asked, "statuses"], field_rows, width=width)
         lines.append("")
-    words = headline(summary)
-    lines += [words.lead, *words.details, ""]
+    lines += [*headline_lines(summary, width), ""]
     if summary.comparisons:
-        first = summary.comparisons[0]
-        lines.append(f"{first.other} vs {first.baseline} over the (case, repetition) pairs where BOTH answered "
-                     f"correctly: the medians and the saving on them, the median of the paired differences "
-                     f"({first.other} - {first.baseline}) with its 95 % bootstrap interval "
-                     f"({first.bootstrap_resamples} resamples, seed {first.bootstrap_seed}); last, for reference, the "
-                     "saving on the medians of all conversations, failed and errored included")
-        lines += table(["metric", first.baseline, first.other, "saving %", "pairs", "paired median diff", "95 % CI",
-                        "saving % (all convs)"],
-                       [[_label(c.metric), cell(c.baseline_median, _decimals(c.metric)),
-                         cell(c.other_median, _decimals(c.metric)), cell(c.saving_pct, 1), cell(c.paired_n),
-                         cell(c.median_difference, _decimals(c.metric)),
-                         f"[{cell(c.ci_low, _decimals(c.metric))}, {cell(c.ci_high, _decimals(c.metric))}]",
-                         cell(c.all_saving_pct, 1)]
-                        for c in summary.comparisons])
-        lines.append("")
+        lines += [*_comparison_table(summary, width), ""]
+    words = headline(summary)
     if words.warnings:
-        lines += [f"warning: {words.warnings[0]}", *(f"  {line}" for line in words.warnings[1:]), ""]
-    ks = _shown_ks(run.repetitions)
-    if ks:
-        note = "" if len(ks) == run.repetitions else " (some k; --json lists every k)"
-        lines += table([f"pass^k{note}", *(f"k={k}" for k in ks)],
-                       [[d.design, *(cell(d.pass_hat_k.get(k), 3) for k in ks)] for d in summary.designs])
+        lines += wrap(f"warning: {words.warnings[0]}", width)
+        for line in words.warnings[1:]:
+            lines += wrap(line, width, first=GAP, rest=GAP * 2)
         lines.append("")
-    if summary.claim_findings:
-        kinds = [*sorted({k for counts in summary.claim_findings.values() for k in counts} - {"any", "checked"}),
-                 "any", "checked"]
-        lines += table(["summaries with claim findings", *kinds],
-                       [[design, *(cell(counts.get(k, 0)) for k in kinds)]
-                        for design, counts in summary.claim_findings.items()])
-        lines.append("")
-    if summary.deterministic_passed is not None:
-        designs = sorted({d for order in summary.deterministic for d in order.bytes})
-        lines.append(f"deterministic comparison ({'passed' if summary.deterministic_passed else 'FAILED'}), "
-                     f"over {len(summary.deterministic)} orders:")
-        lines += table(["design", "result bytes", "MCP interactions"],
-                       [[d, cell(sum(o.bytes.get(d, 0) for o in summary.deterministic)),
-                         cell(sum(o.interactions.get(d, 0) for o in summary.deterministic))] for d in designs])
-    return lines
+    return lines + _extras(summary, width)
 
 
 @click.command("summarize")
@@ -115,12 +169,14 @@ def summary_lines(summary: RunSummary) -> list[str]:
 @click.option("--paired", "with_paired", is_flag=True,
               help="With --json: include the paired rows (one per case and repetition; else null).")
 @click.option("--pretty", is_flag=True, help="With --json: indent the JSON for reading.")
+@click.option("--wide", is_flag=True,
+              help=f"One table per section however wide, and no line wrapping (default: fit in {WIDTH} columns).")
 @click.option("--bootstrap-resamples", type=click.IntRange(min=1), default=DEFAULT_RESAMPLES, show_default=True,
               help="Resamples for the 95 % interval of each paired median difference.")
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
               help="Seed of the bootstrap (the same run and seed give the same interval).")
 def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: bool, with_paired: bool, pretty: bool,
-                      bootstrap_resamples: int, seed: int) -> None:
+                      wide: bool, bootstrap_resamples: int, seed: int) -> None:
     """Print the metrics of recorded runs, each validated first, per design.
 
     Per design: conversations, pass rate (overall and per field), median [min-max] of turns, tool
@@ -135,7 +191,12 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
     refused (exit 1). The JSON leaves out the two lists that grow with the run unless asked for: the
     cases (--cases) and the paired rows (--paired).
 
+    The tables fit in 100 columns: a table with more columns than fit continues in further blocks,
+    each repeating the design (or metric) column; --wide prints each as one table instead.
+
     Example:
+
+        wismo summarize runs/sample-offline --wide
 
         wismo summarize runs/sample-offline --json > summary.json
 
@@ -144,6 +205,8 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
     for flag, given in (("--cases", with_cases), ("--paired", with_paired), ("--pretty", pretty)):
         if given and not as_json:
             raise click.UsageError(f"{flag} only applies to --json")
+    if wide and as_json:
+        raise click.UsageError("--wide only applies to the tables, not to --json")
     try:
         summaries = summarize_runs(list(run_dirs), bootstrap_resamples=bootstrap_resamples, seed=seed,
                                    paired=with_paired)
@@ -157,5 +220,5 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
     for index, summary in enumerate(summaries):
         if index:
             click.echo()
-        for line in summary_lines(summary):
+        for line in summary_lines(summary, None if wide else WIDTH):
             click.echo(line)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis import analyze_runs
-from analysis.model import ConversationDetail, RunAnalysis, RunValidation
+from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
 from wismo.errors import WismoError
 from wismo.runformat.read import read_manifest
 from wismo.sitegen.build import build_site
@@ -26,6 +26,7 @@ class SiteBuild:
     validations: list[RunValidation]
     reviews: ReviewTally | None
     mixed: list[str] = field(default_factory=list)
+    summaries: list[RunSummary] = field(default_factory=list)  # the runs that passed validation (demo prints them)
 
 
 def _started_at(manifest: dict[str, Any]) -> datetime:
@@ -76,4 +77,4 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     if entries is not None:
         shown = {s.run.run_id for s in summaries}
         tally = fold_reviews(entries, {run_id: d for run_id, d in details.items() if run_id in shown})
-    return SiteBuild(index=index, validations=validations, reviews=tally, mixed=mixed)
+    return SiteBuild(index=index, validations=validations, reviews=tally, mixed=mixed, summaries=summaries)

@@ -20,13 +20,20 @@ def reviewed_conversation(detail: ConversationDetail) -> ReviewedConversation:
                                 conversation_url(detail.run_id, detail.conversation_id))
 
 
+def _design_rank(data: SiteData, detail: ConversationDetail) -> int:
+    """Where the conversation's design stands in its run's manifest (the order every table lists designs in)."""
+    summary = data.summaries.get(detail.run_id)
+    designs = summary.run.designs if summary is not None else []
+    return designs.index(detail.design) if detail.design in designs else len(designs)
+
+
 def review_notes(data: SiteData, details: Sequence[ConversationDetail]) -> list[ReviewNote]:
     """The distinct imported reviews of these conversations, each with the conversations it was given for."""
     if data.reviews is None:
         return []
     by_review: dict[tuple[str | None, str, str, str, str], list[ConversationDetail]] = {}
     entries: dict[tuple[str | None, str, str, str, str], ReviewEntry] = {}
-    for detail in sorted(details, key=lambda d: (d.repetition, d.design)):
+    for detail in sorted(details, key=lambda d: (d.repetition, _design_rank(data, d))):
         entry = data.reviews.entries.get((detail.run_id, detail.conversation_id))
         if entry is None:
             continue
