@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from importlib.metadata import version
 from pathlib import Path
@@ -24,6 +24,7 @@ from typing import Any
 from wismo.errors import WismoError
 
 MILLION = Decimal(1_000_000)
+PRICE_FILE_VERSION = 1
 # wismo's provider names → genai-prices provider ids; openai-chat talks to any server, so it is
 # looked up by its base URL (a local server matches no provider and stays unknown).
 LIBRARY_PROVIDERS = {"openai": "openai", "anthropic": "anthropic"}
@@ -70,9 +71,37 @@ class PriceSource:
     date: str | None = None
 
     def label(self) -> str:
-        """E.g. `genai-prices 0.2.3` or `prices.json (2026-11-30)`."""
+        """E.g. `genai-prices 0.2.3` or `our contract (prices.json, dated 2026-11-30)`."""
         text = f"{self.name} {self.version}" if self.version else self.name
         return f"{text} ({self.date})" if self.date else text
+
+
+def _usd(rate: Decimal) -> str:
+    return f"${rate.normalize():f}"
+
+
+@dataclass(frozen=True)
+class AppliedPrice:
+    """One price a cost was computed with: the model id it is listed under, its rates and its date.
+
+    `since` is the date the library says this price took effect (None when its data gives the model a
+    single undated price); a --prices file's date is its source's. `rate` is None for a price that
+    depends on the prompt's size (genai-prices' tiered prices), which has no one rate to show.
+    """
+
+    model: str
+    source: PriceSource
+    rate: Rate | None
+    since: date | None = None
+
+    def label(self) -> str:
+        """E.g. `gpt-5-mini: $0.25 input, … per million tokens (genai-prices 0.2.3, in force since 2025-08-07)`."""
+        rates = (f"{_usd(self.rate.input)} input, {_usd(self.rate.cached_input)} cached input, "
+                 f"{_usd(self.rate.output)} output per million tokens" if self.rate else "tiered by prompt size")
+        if self.source.version:  # the library: its version names the data; the price's own date if it has one
+            dated = f"in force since {self.since}" if self.since else "undated: the model's only price in it"
+            return f"{self.model}: {rates} ({self.source.label()}, {dated})"
+        return f"{self.model}: {rates} ({self.source.label()})"
 
 
 @dataclass(frozen=True)
@@ -86,6 +115,7 @@ class Cost:
     priced_as: str | None = None  # the model named by the caller to price the tokens as
     unknown_reason: str | None = None
     notes: tuple[str, ...] = ()
+    prices: tuple[AppliedPrice, ...] = ()  # the prices applied, to show beside the figure
 
     @property
     def known(self) -> bool:
@@ -134,7 +164,7 @@ def _decimal(path: Path, where: str, value: Any) -> Decimal:
 
 
 def load_price_file(path: Path | str) -> PriceFile:
-    """Read a --prices file: {"source"?, "date"?, "models": {id: {"input", "cachedInput"?, "output"}}}."""
+    """Read a --prices file: {"version": 1, "date", "source"?, "models": {id: {"input", "cachedInput"?, "output"}}}."""
     path = Path(path)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -144,12 +174,21 @@ def load_price_file(path: Path | str) -> PriceFile:
         raise PriceFileError(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("models"), dict) or not raw["models"]:
         raise PriceFileError(f"{path}: must be an object whose \"models\" maps model ids to prices")
-    unknown = sorted(set(raw) - {"source", "date", "models"})
+    unknown = sorted(set(raw) - {"version", "source", "date", "models"})
     if unknown:
-        raise PriceFileError(f"{path}: {unknown[0]}: is not a known field (source, date, models)")
-    for name in ("source", "date"):
-        if raw.get(name) is not None and not isinstance(raw[name], str):
-            raise PriceFileError(f"{path}: {name}: must be a string")
+        raise PriceFileError(f"{path}: {unknown[0]}: is not a known field (version, source, date, models)")
+    if raw.get("version") != PRICE_FILE_VERSION:
+        raise PriceFileError(f"{path}: version: must be {PRICE_FILE_VERSION} (the price file format this wismo "
+                             f"reads), not {raw.get('version')!r}")
+    if raw.get("source") is not None and not isinstance(raw["source"], str):
+        raise PriceFileError(f"{path}: source: must be a string")
+    # Every figure names the date of its price: a file's prices are as of the date it states.
+    try:
+        dated = date.fromisoformat(raw["date"]) if isinstance(raw.get("date"), str) else None
+    except ValueError:
+        dated = None
+    if dated is None:
+        raise PriceFileError(f"{path}: date: is required, as YYYY-MM-DD (the day the prices were taken)")
     rates = {}
     for model, entry in raw["models"].items():
         where = f"models.{model}"
@@ -165,7 +204,8 @@ def load_price_file(path: Path | str) -> PriceFile:
         cached = _decimal(path, f"{where}.cachedInput", entry["cachedInput"]) if "cachedInput" in entry \
             else input_rate
         rates[model.lower()] = Rate(input_rate, cached, _decimal(path, f"{where}.output", entry["output"]))
-    return PriceFile(rates, PriceSource(raw.get("source") or path.name, None, raw.get("date")))
+    name = f"{raw['source']}, {path.name}" if raw.get("source") else path.name
+    return PriceFile(rates, PriceSource(name, None, dated.isoformat()))
 
 
 def library_source() -> PriceSource:
@@ -190,13 +230,14 @@ class PriceBook:
         if self.overrides is not None and (found := self.overrides.find(model)):
             key, rate = found
             usd = ((tokens_in - cached) * rate.input + cached * rate.cached_input + tokens_out * rate.output) / MILLION
-            return Cost(usd, key, (self.overrides.source,), usage.estimated, notes=notes)
+            return Cost(usd, key, (self.overrides.source,), usage.estimated, notes=notes,
+                        prices=(AppliedPrice(key, self.overrides.source, rate),))
         if self.use_library:
             result = self._library_price(tokens_in, cached, tokens_out, model, provider, base_url, at)
             if isinstance(result, str):
                 return Cost(None, model, (), usage.estimated, unknown_reason=result)
-            usd, matched = result
-            return Cost(usd, matched, (self._library_source(),), usage.estimated, notes=notes)
+            usd, applied = result
+            return Cost(usd, applied.model, (applied.source,), usage.estimated, notes=notes, prices=(applied,))
         return Cost(None, model, (), usage.estimated, unknown_reason=f"no price for {model} in the --prices file")
 
     def _library_source(self) -> PriceSource:
@@ -205,7 +246,7 @@ class PriceBook:
         return self._library
 
     def _library_price(self, tokens_in: int, cached: int, tokens_out: int, model: str, provider: str | None,
-                       base_url: str | None, at: datetime | None) -> tuple[Decimal, str] | str:
+                       base_url: str | None, at: datetime | None) -> tuple[Decimal, AppliedPrice] | str:
         from genai_prices import Usage, calc_price  # imported when pricing, not by every analysis
 
         where: dict[str, str] = {}
@@ -220,7 +261,27 @@ class PriceBook:
                                 model, genai_request_timestamp=at, **where)  # type: ignore[call-overload]
         except LookupError as exc:
             return f"no price for {model}: genai-prices {self._library_source().version} says: {exc}"
-        return Decimal(priced.total_price), priced.model.id
+        return Decimal(priced.total_price), AppliedPrice(priced.model.id, self._library_source(),
+                                                         _library_rate(priced.model_price),
+                                                         _library_since(priced.model, priced.model_price))
+
+
+def _library_rate(price: Any) -> Rate | None:
+    """genai-prices' ModelPrice as a Rate; None when a rate is tiered (not one Decimal)."""
+    values = (price.input_mtok, getattr(price, "cache_read_mtok", None) or price.input_mtok, price.output_mtok)
+    if not all(isinstance(v, Decimal) for v in values):
+        return None
+    return Rate(*values)
+
+
+def _library_since(model: Any, applied: Any) -> date | None:
+    """The start date of the conditional price genai-prices applied (its get_prices returns that very object)."""
+    from genai_prices.types import StartDateConstraint
+
+    for conditional in model.prices if isinstance(model.prices, list) else ():
+        if conditional.prices is applied and isinstance(conditional.constraint, StartDateConstraint):
+            return conditional.constraint.start_date
+    return None
 
 
 def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str, provider: str | None = None,
@@ -242,6 +303,7 @@ def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str
     total = Decimal(0)
     sources: dict[PriceSource, None] = {}  # dicts as ordered sets
     notes: dict[str, None] = {}
+    applied: dict[AppliedPrice, None] = {}
     matched: dict[str, None] = {}  # the model ids the sources priced, e.g. gpt-5-mini for gpt-5-mini-2025-08-07
     for turn in reported:
         asked = price_as or turn.model or model
@@ -253,6 +315,7 @@ def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str
         total += cost.usd
         sources.update(dict.fromkeys(cost.sources))
         notes.update(dict.fromkeys(cost.notes))
+        applied.update(dict.fromkeys(cost.prices))
     if len(reported) < len(turns):
         notes[f"{len(turns) - len(reported)} request(s) reported no tokens and add nothing"] = None
-    return Cost(total, ", ".join(matched), tuple(sources), estimated, price_as, None, tuple(notes))
+    return Cost(total, ", ".join(matched), tuple(sources), estimated, price_as, None, tuple(notes), tuple(applied))

@@ -49,14 +49,17 @@ def test_a_known_model_is_priced_by_genai_prices_with_cached_input_at_its_own_ra
 
 def test_a_price_file_overrides_genai_prices_and_prices_models_it_does_not_know(tmp_path):
     prices = load_price_file(_price_file(tmp_path, {
-        "source": "our contract", "date": "2026-11-30",
+        "version": 1, "source": "our contract", "date": "2026-11-30",
         "models": {"GPT-5-mini": {"input": 1, "cachedInput": "0.5", "output": 10},
                    "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf": {"input": 0, "output": 0},
                    "local-llama": {"input": 0.2, "output": 0.4}}}))
     book = PriceBook(prices)
     cost = book.price(USAGE, "gpt-5-mini-2025-08-07", provider="openai", at=AT)
     assert cost.usd == Decimal("0.8") + Decimal("0.1") + Decimal("1.0")
-    assert cost.model == "gpt-5-mini" and [s.label() for s in cost.sources] == ["our contract (2026-11-30)"]
+    assert cost.model == "gpt-5-mini"
+    assert [s.label() for s in cost.sources] == ["our contract, prices.json (2026-11-30)"]
+    assert [p.label() for p in cost.prices] == ["gpt-5-mini: $1 input, $0.5 cached input, $10 output per million "
+                                                "tokens (our contract, prices.json (2026-11-30))"]
     free = book.price(USAGE, "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", provider="openai-chat",
                       base_url="http://127.0.0.1:8089/v1")
     assert free.usd == 0 and free.known and free.label() == "$0.0000"  # a price of zero the user stated
@@ -101,15 +104,24 @@ def test_estimated_tokens_are_priced_only_as_a_named_model_and_say_so():
     assert priced.label().startswith("≈$") and priced.label().endswith("(estimate, priced as gpt-5-mini)")
 
 
+HEAD = {"version": 1, "date": "2026-11-30"}
+
+
 @pytest.mark.parametrize(("content", "message"), [
     ("{\n  nope", "prices.json: line 2, column 3: not valid JSON"),
-    ({"models": {}}, 'must be an object whose "models" maps model ids to prices'),
-    ({"models": {"m": {"input": -1, "output": 1}}}, "prices.json: models.m.input: must be zero or more"),
-    ({"models": {"m": {"input": 1}}}, "prices.json: models.m.output: is required"),
-    ({"models": {"m": {"input": 1, "output": "ten"}}}, "prices.json: models.m.output: 'ten' is not a number"),
-    ({"models": {"m": {"input": 1, "output": 2, "cache": 1}}}, "prices.json: models.m.cache: is not a known field"),
-    ({"models": {"m": {"input": True, "output": 2}}}, "models.m.input: must be a number"),
-    ({"currency": "EUR", "models": {"m": {"input": 1, "output": 2}}}, "prices.json: currency: is not a known field"),
+    ({**HEAD, "models": {}}, 'must be an object whose "models" maps model ids to prices'),
+    ({**HEAD, "models": {"m": {"input": -1, "output": 1}}}, "prices.json: models.m.input: must be zero or more"),
+    ({**HEAD, "models": {"m": {"input": 1}}}, "prices.json: models.m.output: is required"),
+    ({**HEAD, "models": {"m": {"input": 1, "output": "ten"}}}, "prices.json: models.m.output: 'ten' is not a number"),
+    ({**HEAD, "models": {"m": {"input": 1, "output": 2, "cache": 1}}},
+     "prices.json: models.m.cache: is not a known field"),
+    ({**HEAD, "models": {"m": {"input": True, "output": 2}}}, "models.m.input: must be a number"),
+    ({**HEAD, "currency": "EUR", "models": {"m": {"input": 1, "output": 2}}},
+     "prices.json: currency: is not a known field"),
+    ({"date": "2026-11-30", "models": {"m": {"input": 1, "output": 2}}}, "prices.json: version: must be 1"),
+    ({**HEAD, "version": 2, "models": {"m": {"input": 1, "output": 2}}}, "prices.json: version: must be 1"),
+    ({"version": 1, "models": {"m": {"input": 1, "output": 2}}}, "prices.json: date: is required, as YYYY-MM-DD"),
+    ({**HEAD, "date": "30/11/2026", "models": {"m": {"input": 1, "output": 2}}}, "prices.json: date: is required"),
 ])
 def test_a_bad_price_file_is_named_in_one_line(tmp_path, content, message):
     with pytest.raises(PriceFileError, match=None) as info:
@@ -149,3 +161,19 @@ def test_a_provider_reported_run_is_priced_by_the_model_each_response_names(samp
                               "gpt-5-mini", provider="openai",
                               at=datetime.fromisoformat(t["ts"])).usd for t in turns)
     assert one.cost.usd == expected
+
+
+def test_the_price_in_force_on_the_response_date_applies_and_is_labelled_with_its_start_date():
+    from genai_prices import Usage, calc_price
+
+    # genai-prices 0.2.3 lists a price change for gemini-3.6-flash starting 2027-01-01.
+    before, after = datetime(2026, 12, 31, tzinfo=UTC), datetime(2027, 1, 2, tzinfo=UTC)
+    old, new = (PriceBook().price(USAGE, "gemini-3.6-flash", at=at) for at in (before, after))
+    expected = calc_price(Usage(input_tokens=1_000_000, cache_read_tokens=200_000, output_tokens=100_000),
+                          "gemini-3.6-flash", genai_request_timestamp=after).total_price
+    assert new.usd == expected and old.usd != new.usd
+    [applied] = new.prices
+    assert str(applied.since) == "2027-01-01" and "in force since 2027-01-01" in applied.label()
+    assert applied.label().startswith("gemini-3.6-flash: $1.5 input, $0.15 cached input")
+    assert f"genai-prices {version('genai-prices')}" in applied.label()
+    assert old.prices[0].since != applied.since
