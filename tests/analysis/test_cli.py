@@ -57,9 +57,14 @@ def test_summarize_json_is_the_dataclasses(sample_copy):
 
 
 def _asdict_json(run_dir) -> str:
-    """What `summarize --json` printed before it built its dicts directly: asdict, indented."""
+    """What `summarize --json` printed before it built its dicts directly: asdict, indented, plus the money."""
+    from analysis.costs import money_of_runs
+    from analysis.money_words import money_json
+    from analysis.prices import PriceBook
+
     [summary] = summarize_runs([run_dir], paired=True)
-    return json.dumps([dataclasses.asdict(summary)], indent=2, default=str) + "\n"
+    [money] = money_of_runs([run_dir], PriceBook())
+    return json.dumps([{**dataclasses.asdict(summary), "money": money_json(money)}], indent=2, default=str) + "\n"
 
 
 def test_summarize_json_with_every_list_is_byte_for_byte_the_asdict_json(sample_copy):
@@ -75,7 +80,7 @@ def test_summarize_json_has_every_figure_and_leaves_out_only_the_lists_not_asked
     [printed] = json.loads(result.output)
     [expected] = json.loads(_asdict_json(sample_copy.path))
     assert printed["run"]["cases"] is None and printed["paired"] is None
-    assert len(expected["run"]["cases"]) == 7 and len(expected["paired"]) == 21
+    assert len(expected["run"]["cases"]) == 12 and len(expected["paired"]) == 36
     expected["run"]["cases"] = expected["paired"] = None
     assert printed == expected
 
