@@ -177,3 +177,39 @@ def test_the_price_in_force_on_the_response_date_applies_and_is_labelled_with_it
     assert applied.label().startswith("gemini-3.6-flash: $1.5 input, $0.15 cached input")
     assert f"genai-prices {version('genai-prices')}" in applied.label()
     assert old.prices[0].since != applied.since
+
+
+def test_money_is_compared_over_the_both_correct_pairs_that_both_have_a_price():
+    from analysis.costs import ConversationCost, compare_costs
+    from analysis.prices import Cost
+
+    def conv(case: str, design: str, usd: str | None, passed: bool = True) -> ConversationCost:
+        return ConversationCost(f"{case}.{design}.r1", case, design, Cost(None if usd is None else Decimal(usd), "m"),
+                                1, passed)
+
+    costs = [conv("a", "granular", "0.010"), conv("a", "focused", "0.004"),
+             conv("b", "granular", "0.020"), conv("b", "focused", "0.006"),
+             conv("c", "granular", "0.001"), conv("c", "focused", "0.900", passed=False),  # not both right
+             conv("d", "granular", "0.500"), conv("d", "focused", None)]  # both right, one unknown
+    c = compare_costs(costs, "granular", "focused")
+    assert (c.correct_pairs, c.priced_pairs) == (3, 2)
+    assert (c.baseline_median, c.other_median) == (Decimal("0.015"), Decimal("0.005"))
+    assert c.difference == Decimal("-0.010") and c.median_paired_difference == Decimal("-0.010")
+    nothing = compare_costs([conv("d", "granular", "0.5"), conv("d", "focused", None)], "granular", "focused")
+    assert nothing.correct_pairs == 1 and nothing.difference is None and nothing.baseline_median is None
+
+
+@pytest.mark.parametrize(("amount", "flags", "text"), [
+    (None, {}, "unknown"),
+    (None, {"estimated": True}, "unknown"),
+    ("0", {}, "$0.00"),  # a price of zero the user stated, not a missing one
+    ("0.00144375", {}, "$0.001444"),
+    ("0.000774875", {"estimated": True}, "≈$0.0007749"),
+    ("-0.000668875", {"signed": True}, "−$0.0006689"),
+    ("0.5", {"signed": True}, "+$0.5000"),
+    ("1234.5", {}, "$1,234.50"),
+])
+def test_amounts_keep_four_significant_digits_and_say_unknown_or_estimate(amount, flags, text):
+    from analysis.money_words import usd
+
+    assert usd(None if amount is None else Decimal(amount), **flags) == text
