@@ -44,7 +44,8 @@ def price_lines(money: RunMoney) -> list[str]:
 def estimate_note(money: RunMoney) -> str:
     """Why the amounts are marked ≈ (or cannot be shown), or "" for provider-reported tokens."""
     if not money.estimated:
-        return ""
+        return (f"--price-as {money.price_as} was not applied: this run's tokens were reported by its provider and "
+                "are priced as the model that answered." if money.price_as else "")
     if money.price_as is None:
         return ("The tokens are wismo's estimates (the scripted policy calls no model): they are priced only as "
                 "a model you name with --price-as MODEL.")

@@ -288,12 +288,14 @@ def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str
                       base_url: str | None = None, price_as: str | None = None) -> Cost:
     """The sum of a conversation's responses, each priced as the model it named (else `model`).
 
-    Estimated tokens (the scripted policy's) are priced only as `price_as`; with `price_as` every
-    response is priced as that model, looked up by its name alone. Responses that reported no
-    tokens (failed requests) add nothing; a conversation none of whose responses reported tokens,
-    or one response of which has no price, is unknown.
+    Estimated tokens (the scripted policy's) are priced only as `price_as`, every response as that
+    model, looked up by its name alone. `price_as` does not apply to tokens a provider reported: they
+    are priced as the model that answered. Responses that reported no tokens (failed requests) add
+    nothing; a conversation none of whose responses reported tokens, or one response of which has no
+    price, is unknown.
     """
     estimated = any(t.usage.estimated for t in turns)
+    price_as = price_as if estimated else None
     reported = [t for t in turns if t.usage.input_tokens is not None or t.usage.output_tokens is not None]
     if estimated and price_as is None:
         return Cost(None, model, (), True, unknown_reason="the token counts are wismo's estimates, not a "

@@ -114,6 +114,10 @@ def test_summarize_labels_the_amounts_with_their_price_source_and_date(runs):
     assert price.startswith("price: gpt-5-mini: $0.25 input, $0.025 cached input, $2 output per million tokens")
     assert f"({LIBRARY}, " in price and "applied to responses of 20" in price
     assert "focused cost $" in money and "less per conversation" in money
+    # --price-as is for estimated tokens: a provider's are priced as the model that answered, and it says so
+    repriced = summarize(str(runs["priced"]), "--price-as", "claude-sonnet-4-6")
+    assert repriced[repriced.index("money (USD)"):].startswith(money.removesuffix("\n"))
+    assert "--price-as claude-sonnet-4-6 was not applied: this run's tokens were reported by its provider" in repriced
 
 
 def test_a_price_file_overrides_the_library_and_is_named_with_its_date(runs, tmp_path):
