@@ -64,12 +64,11 @@ def comparison_sentence(money: RunMoney) -> str:
         return (f"{c.correct_pairs} pairs were answered correctly by both designs, but none has a price for both "
                 f"conversations: the difference in money is {UNKNOWN}.")
     est = money.estimated
-    direction = "less" if c.difference < 0 else "more" if c.difference > 0 else "the same"
     per = usd(abs(c.difference) * PER, estimated=est)
-    amount = f"{usd(abs(c.difference), estimated=est)} {direction} per conversation ({per} per {PER:,})" \
-        if c.difference else "the same per conversation"
+    amount = (f"{usd(abs(c.difference), estimated=est)} {'less' if c.difference < 0 else 'more'} per conversation "
+              f"({per} per {PER:,}) than" if c.difference else "the same per conversation as")
     return (f"Over the {c.priced_pairs} of {c.correct_pairs} pairs where both answered correctly and both have a "
-            f"price, {c.other} cost {amount} than {c.baseline}: medians {usd(c.other_median, estimated=est)} "
+            f"price, {c.other} cost {amount} {c.baseline}: medians {usd(c.other_median, estimated=est)} "
             f"and {usd(c.baseline_median, estimated=est)}; median paired difference ({c.other} − {c.baseline}) "
             f"{usd(c.median_paired_difference, estimated=est, signed=True)}.")
 

@@ -213,3 +213,20 @@ def test_amounts_keep_four_significant_digits_and_say_unknown_or_estimate(amount
     from analysis.money_words import usd
 
     assert usd(None if amount is None else Decimal(amount), **flags) == text
+
+
+def test_the_money_sentence_says_less_more_or_the_same_and_unknown_without_priced_pairs():
+    from analysis.costs import MoneyComparison, RunMoney
+    from analysis.money_words import comparison_sentence
+
+    def money(base: str | None, other: str | None, priced: int = 2) -> RunMoney:
+        b, o = (None if v is None else Decimal(v) for v in (base, other))
+        diff = None if b is None or o is None else o - b
+        return RunMoney("r", [], MoneyComparison("granular", "focused", 2, priced, b, o, diff, diff), (), None,
+                        False, None, ())
+
+    assert "focused cost $0.001000 less per conversation ($1.000 per 1,000) than granular" in \
+        comparison_sentence(money("0.003", "0.002"))
+    assert "focused cost $0.001000 more per conversation" in comparison_sentence(money("0.002", "0.003"))
+    assert "focused cost the same per conversation as granular" in comparison_sentence(money("0.002", "0.002"))
+    assert comparison_sentence(money(None, None, priced=0)).endswith("the difference in money is unknown.")
