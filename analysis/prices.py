@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from importlib.metadata import version
 from pathlib import Path
@@ -220,6 +220,9 @@ class PriceBook:
     overrides: PriceFile | None = None
     use_library: bool = True
     _library: PriceSource | None = field(default=None, init=False, repr=False)
+    # (model, provider, base URL) -> genai-prices' (ModelInfo, Provider), or why it has none: matching a
+    # model id is the same for every response, and a run has many responses of one model.
+    _matches: dict[tuple[str, str | None, str | None], Any] = field(default_factory=dict, init=False, repr=False)
 
     def price(self, usage: TokenUsage, model: str, *, provider: str | None = None, base_url: str | None = None,
               at: datetime | None = None) -> Cost:
@@ -256,14 +259,36 @@ class PriceBook:
             if not base_url:
                 return f"no price for {model}: provider {provider} has no base URL genai-prices knows"
             where["provider_api_url"] = base_url
-        try:
-            priced = calc_price(Usage(input_tokens=tokens_in, cache_read_tokens=cached, output_tokens=tokens_out),
-                                model, genai_request_timestamp=at, **where)  # type: ignore[call-overload]
-        except LookupError as exc:
-            return f"no price for {model}: genai-prices {self._library_source().version} says: {exc}"
-        return Decimal(priced.total_price), AppliedPrice(priced.model.id, self._library_source(),
-                                                         _library_rate(priced.model_price),
-                                                         _library_since(priced.model, priced.model_price))
+        key = (model, provider, base_url)
+        match = self._matches.get(key)
+        usage = None if match is not None else Usage(input_tokens=tokens_in, cache_read_tokens=cached,
+                                                     output_tokens=tokens_out)  # costly: built when needed
+        if match is None:
+            try:
+                priced = calc_price(usage, model, genai_request_timestamp=at, **where)  # type: ignore[call-overload]
+            except LookupError as exc:
+                self._matches[key] = f"no price for {model}: genai-prices {self._library_source().version} says: {exc}"
+                return str(self._matches[key])
+            self._matches[key] = (priced.model, priced.provider)
+            return Decimal(priced.total_price), self._applied(priced.model, priced.model_price)
+        if isinstance(match, str):
+            return match
+        info, found = match
+        when = at or datetime.now(UTC)  # as calc_price does
+        price = info.get_prices(when)
+        rate_in, rate_out = price.input_mtok, price.output_mtok
+        rate_cached = getattr(price, "cache_read_mtok", None) if cached else Decimal(0)
+        if isinstance(rate_in, Decimal) and isinstance(rate_cached, Decimal) and isinstance(rate_out, Decimal):
+            # A flat price: the sum genai-prices computes (the tests hold the two equal), without its
+            # per-call unit machinery, which costs more than a large run's whole analysis.
+            usd = ((tokens_in - cached) * rate_in + cached * rate_cached + tokens_out * rate_out) / MILLION
+        else:  # tiered by prompt size: genai-prices computes it
+            usage = Usage(input_tokens=tokens_in, cache_read_tokens=cached, output_tokens=tokens_out)
+            usd = Decimal(info.calc_price(usage, found, genai_request_timestamp=when).total_price)
+        return usd, self._applied(info, price)
+
+    def _applied(self, info: Any, price: Any) -> AppliedPrice:
+        return AppliedPrice(info.id, self._library_source(), _library_rate(price), _library_since(info, price))
 
 
 def _library_rate(price: Any) -> Rate | None:

@@ -230,3 +230,22 @@ def test_the_money_sentence_says_less_more_or_the_same_and_unknown_without_price
     assert "focused cost $0.001000 more per conversation" in comparison_sentence(money("0.002", "0.003"))
     assert "focused cost the same per conversation as granular" in comparison_sentence(money("0.002", "0.002"))
     assert comparison_sentence(money(None, None, priced=0)).endswith("the difference in money is unknown.")
+
+
+@pytest.mark.parametrize(("model", "provider"), [("gpt-5-mini-2025-08-07", "openai"),
+                                                 ("claude-sonnet-4-6", "anthropic"),
+                                                 ("gemini-2.5-pro", None)])  # tiered by prompt size
+def test_every_response_of_a_run_costs_exactly_what_genai_prices_computes(model, provider):
+    from genai_prices import Usage, calc_price
+
+    book = PriceBook()  # the first response is matched by genai-prices, the others reuse the match
+    where = {"provider_id": provider} if provider else {}
+    for i, (tokens_in, cached, out) in enumerate([(1000, 0, 10), (250_000, 1_234, 777), (3, 3, 0),
+                                                  (190_001, 0, 5), (987_654, 12_345, 6_789)]):
+        at = datetime(2026, 3, 10 + i, tzinfo=UTC)  # claude-sonnet-4-6's price changes on 2026-03-13
+        cost = book.price(TokenUsage(tokens_in, out, cached), model, provider=provider, at=at)
+        expected = calc_price(Usage(input_tokens=tokens_in, cache_read_tokens=cached, output_tokens=out), model,
+                              genai_request_timestamp=at, **where)
+        assert cost.usd == expected.total_price, (i, cost.usd, expected.total_price)
+    if model == "gemini-2.5-pro":  # no one rate to show
+        assert book.price(USAGE, model, at=AT).prices[0].label().startswith("gemini-2.5-pro: tiered by prompt size")
