@@ -267,7 +267,9 @@ class PriceBook:
             try:
                 priced = calc_price(usage, model, genai_request_timestamp=at, **where)  # type: ignore[call-overload]
             except LookupError as exc:
-                self._matches[key] = f"no price for {model}: genai-prices {self._library_source().version} says: {exc}"
+                # Its message quotes a base URL as given, credentials and all: say it in our words then.
+                said = "it knows no provider at the run's base URL" if "provider_api_url" in where else f"{exc}"
+                self._matches[key] = f"no price for {model}: genai-prices {self._library_source().version}: {said}"
                 return str(self._matches[key])
             self._matches[key] = (priced.model, priced.provider)
             return Decimal(priced.total_price), self._applied(priced.model, priced.model_price)

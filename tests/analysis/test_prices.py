@@ -249,3 +249,9 @@ def test_every_response_of_a_run_costs_exactly_what_genai_prices_computes(model,
         assert cost.usd == expected.total_price, (i, cost.usd, expected.total_price)
     if model == "gemini-2.5-pro":  # no one rate to show
         assert book.price(USAGE, model, at=AT).prices[0].label().startswith("gemini-2.5-pro: tiered by prompt size")
+
+
+def test_an_unknown_base_url_is_not_repeated_in_the_reason():
+    cost = PriceBook().price(USAGE, "llama3", provider="openai-chat", base_url="http://u:sk-SECRET@10.0.0.2:8089/v1")
+    assert cost.usd is None and "sk-SECRET" not in cost.unknown_reason
+    assert cost.unknown_reason.endswith("it knows no provider at the run's base URL")
