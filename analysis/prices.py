@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from importlib.metadata import version
 from pathlib import Path
@@ -24,6 +24,7 @@ from typing import Any
 from wismo.errors import WismoError
 
 MILLION = Decimal(1_000_000)
+PRICE_FILE_VERSION = 1
 # wismo's provider names → genai-prices provider ids; openai-chat talks to any server, so it is
 # looked up by its base URL (a local server matches no provider and stays unknown).
 LIBRARY_PROVIDERS = {"openai": "openai", "anthropic": "anthropic"}
@@ -70,9 +71,37 @@ class PriceSource:
     date: str | None = None
 
     def label(self) -> str:
-        """E.g. `genai-prices 0.2.3` or `prices.json (2026-11-30)`."""
+        """E.g. `genai-prices 0.2.3` or `our contract (prices.json, dated 2026-11-30)`."""
         text = f"{self.name} {self.version}" if self.version else self.name
         return f"{text} ({self.date})" if self.date else text
+
+
+def _usd(rate: Decimal) -> str:
+    return f"${rate.normalize():f}"
+
+
+@dataclass(frozen=True)
+class AppliedPrice:
+    """One price a cost was computed with: the model id it is listed under, its rates and its date.
+
+    `since` is the date the library says this price took effect (None when its data gives the model a
+    single undated price); a --prices file's date is its source's. `rate` is None for a price that
+    depends on the prompt's size (genai-prices' tiered prices), which has no one rate to show.
+    """
+
+    model: str
+    source: PriceSource
+    rate: Rate | None
+    since: date | None = None
+
+    def label(self) -> str:
+        """E.g. `gpt-5-mini: $0.25 input, … per million tokens (genai-prices 0.2.3, in force since 2025-08-07)`."""
+        rates = (f"{_usd(self.rate.input)} input, {_usd(self.rate.cached_input)} cached input, "
+                 f"{_usd(self.rate.output)} output per million tokens" if self.rate else "tiered by prompt size")
+        if self.source.version:  # the library: its version names the data; the price's own date if it has one
+            dated = f"in force since {self.since}" if self.since else "undated: the model's only price in it"
+            return f"{self.model}: {rates} ({self.source.label()}, {dated})"
+        return f"{self.model}: {rates} ({self.source.label()})"
 
 
 @dataclass(frozen=True)
@@ -86,6 +115,7 @@ class Cost:
     priced_as: str | None = None  # the model named by the caller to price the tokens as
     unknown_reason: str | None = None
     notes: tuple[str, ...] = ()
+    prices: tuple[AppliedPrice, ...] = ()  # the prices applied, to show beside the figure
 
     @property
     def known(self) -> bool:
@@ -134,7 +164,7 @@ def _decimal(path: Path, where: str, value: Any) -> Decimal:
 
 
 def load_price_file(path: Path | str) -> PriceFile:
-    """Read a --prices file: {"source"?, "date"?, "models": {id: {"input", "cachedInput"?, "output"}}}."""
+    """Read a --prices file: {"version": 1, "date", "source"?, "models": {id: {"input", "cachedInput"?, "output"}}}."""
     path = Path(path)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -144,12 +174,21 @@ def load_price_file(path: Path | str) -> PriceFile:
         raise PriceFileError(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("models"), dict) or not raw["models"]:
         raise PriceFileError(f"{path}: must be an object whose \"models\" maps model ids to prices")
-    unknown = sorted(set(raw) - {"source", "date", "models"})
+    unknown = sorted(set(raw) - {"version", "source", "date", "models"})
     if unknown:
-        raise PriceFileError(f"{path}: {unknown[0]}: is not a known field (source, date, models)")
-    for name in ("source", "date"):
-        if raw.get(name) is not None and not isinstance(raw[name], str):
-            raise PriceFileError(f"{path}: {name}: must be a string")
+        raise PriceFileError(f"{path}: {unknown[0]}: is not a known field (version, source, date, models)")
+    if raw.get("version") != PRICE_FILE_VERSION:
+        raise PriceFileError(f"{path}: version: must be {PRICE_FILE_VERSION} (the price file format this wismo "
+                             f"reads), not {raw.get('version')!r}")
+    if raw.get("source") is not None and not isinstance(raw["source"], str):
+        raise PriceFileError(f"{path}: source: must be a string")
+    # Every figure names the date of its price: a file's prices are as of the date it states.
+    try:
+        dated = date.fromisoformat(raw["date"]) if isinstance(raw.get("date"), str) else None
+    except ValueError:
+        dated = None
+    if dated is None:
+        raise PriceFileError(f"{path}: date: is required, as YYYY-MM-DD (the day the prices were taken)")
     rates = {}
     for model, entry in raw["models"].items():
         where = f"models.{model}"
@@ -165,7 +204,8 @@ def load_price_file(path: Path | str) -> PriceFile:
         cached = _decimal(path, f"{where}.cachedInput", entry["cachedInput"]) if "cachedInput" in entry \
             else input_rate
         rates[model.lower()] = Rate(input_rate, cached, _decimal(path, f"{where}.output", entry["output"]))
-    return PriceFile(rates, PriceSource(raw.get("source") or path.name, None, raw.get("date")))
+    name = f"{raw['source']}, {path.name}" if raw.get("source") else path.name
+    return PriceFile(rates, PriceSource(name, None, dated.isoformat()))
 
 
 def library_source() -> PriceSource:
@@ -180,6 +220,9 @@ class PriceBook:
     overrides: PriceFile | None = None
     use_library: bool = True
     _library: PriceSource | None = field(default=None, init=False, repr=False)
+    # (model, provider, base URL) -> genai-prices' (ModelInfo, Provider), or why it has none: matching a
+    # model id is the same for every response, and a run has many responses of one model.
+    _matches: dict[tuple[str, str | None, str | None], Any] = field(default_factory=dict, init=False, repr=False)
 
     def price(self, usage: TokenUsage, model: str, *, provider: str | None = None, base_url: str | None = None,
               at: datetime | None = None) -> Cost:
@@ -190,13 +233,14 @@ class PriceBook:
         if self.overrides is not None and (found := self.overrides.find(model)):
             key, rate = found
             usd = ((tokens_in - cached) * rate.input + cached * rate.cached_input + tokens_out * rate.output) / MILLION
-            return Cost(usd, key, (self.overrides.source,), usage.estimated, notes=notes)
+            return Cost(usd, key, (self.overrides.source,), usage.estimated, notes=notes,
+                        prices=(AppliedPrice(key, self.overrides.source, rate),))
         if self.use_library:
             result = self._library_price(tokens_in, cached, tokens_out, model, provider, base_url, at)
             if isinstance(result, str):
                 return Cost(None, model, (), usage.estimated, unknown_reason=result)
-            usd, matched = result
-            return Cost(usd, matched, (self._library_source(),), usage.estimated, notes=notes)
+            usd, applied = result
+            return Cost(usd, applied.model, (applied.source,), usage.estimated, notes=notes, prices=(applied,))
         return Cost(None, model, (), usage.estimated, unknown_reason=f"no price for {model} in the --prices file")
 
     def _library_source(self) -> PriceSource:
@@ -205,7 +249,7 @@ class PriceBook:
         return self._library
 
     def _library_price(self, tokens_in: int, cached: int, tokens_out: int, model: str, provider: str | None,
-                       base_url: str | None, at: datetime | None) -> tuple[Decimal, str] | str:
+                       base_url: str | None, at: datetime | None) -> tuple[Decimal, AppliedPrice] | str:
         from genai_prices import Usage, calc_price  # imported when pricing, not by every analysis
 
         where: dict[str, str] = {}
@@ -215,24 +259,70 @@ class PriceBook:
             if not base_url:
                 return f"no price for {model}: provider {provider} has no base URL genai-prices knows"
             where["provider_api_url"] = base_url
-        try:
-            priced = calc_price(Usage(input_tokens=tokens_in, cache_read_tokens=cached, output_tokens=tokens_out),
-                                model, genai_request_timestamp=at, **where)  # type: ignore[call-overload]
-        except LookupError as exc:
-            return f"no price for {model}: genai-prices {self._library_source().version} says: {exc}"
-        return Decimal(priced.total_price), priced.model.id
+        key = (model, provider, base_url)
+        match = self._matches.get(key)
+        usage = None if match is not None else Usage(input_tokens=tokens_in, cache_read_tokens=cached,
+                                                     output_tokens=tokens_out)  # costly: built when needed
+        if match is None:
+            try:
+                priced = calc_price(usage, model, genai_request_timestamp=at, **where)  # type: ignore[call-overload]
+            except LookupError as exc:
+                # Its message quotes a base URL as given, credentials and all: say it in our words then.
+                said = "it knows no provider at the run's base URL" if "provider_api_url" in where else f"{exc}"
+                self._matches[key] = f"no price for {model}: genai-prices {self._library_source().version}: {said}"
+                return str(self._matches[key])
+            self._matches[key] = (priced.model, priced.provider)
+            return Decimal(priced.total_price), self._applied(priced.model, priced.model_price)
+        if isinstance(match, str):
+            return match
+        info, found = match
+        when = at or datetime.now(UTC)  # as calc_price does
+        price = info.get_prices(when)
+        rate_in, rate_out = price.input_mtok, price.output_mtok
+        rate_cached = getattr(price, "cache_read_mtok", None) if cached else Decimal(0)
+        if isinstance(rate_in, Decimal) and isinstance(rate_cached, Decimal) and isinstance(rate_out, Decimal):
+            # A flat price: the sum genai-prices computes (the tests hold the two equal), without its
+            # per-call unit machinery, which costs more than a large run's whole analysis.
+            usd = ((tokens_in - cached) * rate_in + cached * rate_cached + tokens_out * rate_out) / MILLION
+        else:  # tiered by prompt size: genai-prices computes it
+            usage = Usage(input_tokens=tokens_in, cache_read_tokens=cached, output_tokens=tokens_out)
+            usd = Decimal(info.calc_price(usage, found, genai_request_timestamp=when).total_price)
+        return usd, self._applied(info, price)
+
+    def _applied(self, info: Any, price: Any) -> AppliedPrice:
+        return AppliedPrice(info.id, self._library_source(), _library_rate(price), _library_since(info, price))
+
+
+def _library_rate(price: Any) -> Rate | None:
+    """genai-prices' ModelPrice as a Rate; None when a rate is tiered (not one Decimal)."""
+    values = (price.input_mtok, getattr(price, "cache_read_mtok", None) or price.input_mtok, price.output_mtok)
+    if not all(isinstance(v, Decimal) for v in values):
+        return None
+    return Rate(*values)
+
+
+def _library_since(model: Any, applied: Any) -> date | None:
+    """The start date of the conditional price genai-prices applied (its get_prices returns that very object)."""
+    from genai_prices.types import StartDateConstraint
+
+    for conditional in model.prices if isinstance(model.prices, list) else ():
+        if conditional.prices is applied and isinstance(conditional.constraint, StartDateConstraint):
+            return conditional.constraint.start_date
+    return None
 
 
 def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str, provider: str | None = None,
                       base_url: str | None = None, price_as: str | None = None) -> Cost:
     """The sum of a conversation's responses, each priced as the model it named (else `model`).
 
-    Estimated tokens (the scripted policy's) are priced only as `price_as`; with `price_as` every
-    response is priced as that model, looked up by its name alone. Responses that reported no
-    tokens (failed requests) add nothing; a conversation none of whose responses reported tokens,
-    or one response of which has no price, is unknown.
+    Estimated tokens (the scripted policy's) are priced only as `price_as`, every response as that
+    model, looked up by its name alone. `price_as` does not apply to tokens a provider reported: they
+    are priced as the model that answered. Responses that reported no tokens (failed requests) add
+    nothing; a conversation none of whose responses reported tokens, or one response of which has no
+    price, is unknown.
     """
     estimated = any(t.usage.estimated for t in turns)
+    price_as = price_as if estimated else None
     reported = [t for t in turns if t.usage.input_tokens is not None or t.usage.output_tokens is not None]
     if estimated and price_as is None:
         return Cost(None, model, (), True, unknown_reason="the token counts are wismo's estimates, not a "
@@ -242,6 +332,7 @@ def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str
     total = Decimal(0)
     sources: dict[PriceSource, None] = {}  # dicts as ordered sets
     notes: dict[str, None] = {}
+    applied: dict[AppliedPrice, None] = {}
     matched: dict[str, None] = {}  # the model ids the sources priced, e.g. gpt-5-mini for gpt-5-mini-2025-08-07
     for turn in reported:
         asked = price_as or turn.model or model
@@ -253,6 +344,7 @@ def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str
         total += cost.usd
         sources.update(dict.fromkeys(cost.sources))
         notes.update(dict.fromkeys(cost.notes))
+        applied.update(dict.fromkeys(cost.prices))
     if len(reported) < len(turns):
         notes[f"{len(turns) - len(reported)} request(s) reported no tokens and add nothing"] = None
-    return Cost(total, ", ".join(matched), tuple(sources), estimated, price_as, None, tuple(notes))
+    return Cost(total, ", ".join(matched), tuple(sources), estimated, price_as, None, tuple(notes), tuple(applied))

@@ -73,6 +73,15 @@ def test_the_sample_run_fits_in_100_columns_and_keeps_every_column(runs):
     assert metric_rows.count("granular") == metric_rows.count("design") >= 2
 
 
+def test_the_money_section_fits_in_100_columns_too(runs):
+    done = run_wismo("summarize", str(runs / "sample-offline"), "--price-as", "gpt-5-mini", cwd=runs)
+    assert done.returncode == 0, done.stderr
+    assert "money (USD)" in done.stdout and "price: gpt-5-mini" in done.stdout
+    assert too_wide(done.stdout) == []
+    wide = run_wismo("summarize", "--wide", str(runs / "sample-offline"), "--price-as", "gpt-5-mini", cwd=runs)
+    assert [line for line in too_wide(wide.stdout) if "pairs where both answered correctly" in line]
+
+
 def test_two_runs_summarized_together_fit_in_100_columns(runs):
     done = run_wismo("summarize", str(runs / "sample-offline"), str(runs / "hosted"), cwd=runs)
     assert done.returncode == 0, done.stderr

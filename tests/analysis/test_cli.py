@@ -58,9 +58,14 @@ def test_summarize_json_is_the_dataclasses(sample_copy):
 
 
 def _asdict_json(run_dir) -> str:
-    """What `summarize --json` printed before it built its dicts directly: asdict, indented."""
+    """What `summarize --json` printed before it built its dicts directly: asdict, indented, plus the money."""
+    from analysis.costs import money_of_runs
+    from analysis.money_words import money_json
+    from analysis.prices import PriceBook
+
     [summary] = summarize_runs([run_dir], paired=True)
-    return json.dumps([dataclasses.asdict(summary)], indent=2, default=str) + "\n"
+    [money] = money_of_runs([run_dir], PriceBook())
+    return json.dumps([{**dataclasses.asdict(summary), "money": money_json(money)}], indent=2, default=str) + "\n"
 
 
 def test_summarize_json_with_every_list_is_byte_for_byte_the_asdict_json(sample_copy):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from wismo.cli._money import pricing, pricing_options
 from wismo.sitegen.from_runs import SiteBuild, build_from_runs, newest_run
 
 
@@ -53,15 +54,18 @@ def report(build: SiteBuild, *, site_line: bool = True) -> None:
               help="Processes rendering the conversation pages [default: one per CPU]; the site is the same.")
 @click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Where to find the newest run when no RUN_DIR is given.")
+@pricing_options
 def build_site_command(run_dirs: tuple[Path, ...], out_dir: Path, review_files: tuple[Path, ...],
-                       allow_mixed: bool, jobs: int | None, runs_dir: Path) -> None:
+                       allow_mixed: bool, jobs: int | None, runs_dir: Path, prices: Path | None,
+                       price_as: str | None) -> None:
     """Build the static report site from recorded runs (default: the newest run in runs/).
 
     Runs the analysis checks first: a run that fails them is shown only with its check report, never
     with figures. Several runs (other models, providers or settings) compare side by side; runs on
     different datasets or tool definitions are refused unless --allow-mixed. Then writes overview,
     case, conversation, review and check-report pages that open from disk with no server and no
-    network. Exits 1 when a run failed validation.
+    network. The overview shows each valid run's cost in USD, priced as `wismo summarize` does
+    (--prices, --price-as). Exits 1 when a run failed validation.
 
     Example:
 
@@ -69,9 +73,12 @@ def build_site_command(run_dirs: tuple[Path, ...], out_dir: Path, review_files: 
         wismo build-site                        # the newest run in runs/ -> out/site/
         wismo build-site runs/gpt runs/claude --out /tmp/site   # two models side by side
         wismo build-site --reviews ~/Downloads/wismo-reviews.json
+        wismo build-site runs/sample-offline --price-as gpt-5-mini   # the scripted run's estimate in USD
     """
+    priced_by = pricing(prices, price_as)  # a bad price file fails before any work
     dirs = list(run_dirs) or [newest_run(runs_dir)]
-    build = build_from_runs(dirs, out_dir, review_files, allow_mixed=allow_mixed, jobs=jobs)
+    build = build_from_runs(dirs, out_dir, review_files, allow_mixed=allow_mixed, jobs=jobs,
+                            prices=priced_by.book, price_as=priced_by.price_as)
     report(build)
     if not all(v.passed for v in build.validations):
         sys.exit(1)

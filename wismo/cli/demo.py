@@ -10,6 +10,7 @@ import click
 from analysis.headline import headline
 from analysis.model import RunSummary
 from recorder.record import RecordOptions, default_command_line, record
+from wismo.cli._money import pricing, pricing_options
 from wismo.cli._progress import ProgressLine
 from wismo.cli._tables import WIDTH, wrap
 from wismo.cli.build_site import report
@@ -35,7 +36,8 @@ def demo_headline(summary: RunSummary) -> list[str]:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("out/site"),
               show_default=True, help="Folder to write the site into.")
 @click.option("--repetitions", type=click.IntRange(min=1), default=3, show_default=True)
-def demo(runs_dir: Path, out_dir: Path, repetitions: int) -> None:
+@pricing_options
+def demo(runs_dir: Path, out_dir: Path, repetitions: int, prices: Path | None, price_as: str | None) -> None:
     """Record the default dataset offline (scripted, not a language model) and build the report site.
 
     No key and no network: the scripted policy plays the model against both designs' real MCP
@@ -55,6 +57,7 @@ def demo(runs_dir: Path, out_dir: Path, repetitions: int) -> None:
         raise WismoError(f"--runs {runs_dir} would put the run inside the site folder --out {out_dir}; "
                          "choose separate folders (a site build never deletes a run)")
     check_output(out_dir)  # refuse before recording, not after
+    priced_by = pricing(prices, price_as)
     progress = ProgressLine()
     try:
         result = run_recording(record(RecordOptions(out_dir=runs_dir, repetitions=repetitions,
@@ -62,7 +65,7 @@ def demo(runs_dir: Path, out_dir: Path, repetitions: int) -> None:
                                       after=check_claims))
     finally:
         progress.close()
-    build = build_from_runs([result.run_dir], out_dir)
+    build = build_from_runs([result.run_dir], out_dir, prices=priced_by.book, price_as=priced_by.price_as)
     report(build, site_line=False)
     # The answer before the path: what a reader would otherwise open the site to find first.
     for summary in build.summaries:  # right under report's "run ...: every check passed"

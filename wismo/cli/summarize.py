@@ -14,7 +14,9 @@ from analysis.errors import RunValidationError
 from analysis.headline import HEADLINE_METRIC, headline
 from analysis.labels import METRIC_LABELS
 from analysis.model import FIELDS, METRICS, RunSummary
+from analysis.money_words import money_json
 from analysis.summary_json import summary_to_json
+from wismo.cli._money import money_lines, pricing, pricing_options
 from wismo.cli._tables import GAP, WIDTH, cell, table, wrap
 
 MAX_K_COLUMNS = 10
@@ -175,8 +177,10 @@ def summary_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
               help="Resamples for the 95 % interval of each paired median difference.")
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True,
               help="Seed of the bootstrap (the same run and seed give the same interval).")
+@pricing_options
 def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: bool, with_paired: bool, pretty: bool,
-                      wide: bool, bootstrap_resamples: int, seed: int) -> None:
+                      wide: bool, bootstrap_resamples: int, seed: int, prices: Path | None,
+                      price_as: str | None) -> None:
     """Print the metrics of recorded runs, each validated first, per design.
 
     Per design: conversations, pass rate (overall and per field), median [min-max] of turns, tool
@@ -189,7 +193,10 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
     when the run has them; and a warning listing infrastructure faults (per design and status, each
     distinct cause once, biased when unequal between designs). A run that fails `wismo validate` is
     refused (exit 1). The JSON leaves out the two lists that grow with the run unless asked for: the
-    cases (--cases) and the paired rows (--paired).
+    cases (--cases) and the paired rows (--paired). Last, money: each conversation's cost in USD from
+    its tokens and a named, dated price (genai-prices, or --prices FILE), the medians per design and
+    the difference over the both-correct pairs; "unknown" where a model has no price, and estimated
+    tokens (the scripted policy's) priced only as the model named by --price-as.
 
     The tables fit in 100 columns: a table with more columns than fit continues in further blocks,
     each repeating the design (or metric) column; --wide prints each as one table instead.
@@ -201,24 +208,30 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
         wismo summarize runs/sample-offline --json > summary.json
 
         wismo summarize runs/sample-offline --json --cases --paired --pretty
+
+        wismo summarize runs/sample-offline --price-as gpt-5-mini --prices my-prices.json
     """
     for flag, given in (("--cases", with_cases), ("--paired", with_paired), ("--pretty", pretty)):
         if given and not as_json:
             raise click.UsageError(f"{flag} only applies to --json")
     if wide and as_json:
         raise click.UsageError("--wide only applies to the tables, not to --json")
+    priced_by = pricing(prices, price_as)  # a bad price file fails before any run is read
     try:
         summaries = summarize_runs(list(run_dirs), bootstrap_resamples=bootstrap_resamples, seed=seed,
                                    paired=with_paired)
     except RunValidationError as exc:
         raise click.ClickException(str(exc)) from None
+    money = priced_by.money([s.run.run_dir for s in summaries])
     if as_json:
-        documents = [summary_to_json(s, cases=with_cases) for s in summaries]
+        documents = [{**summary_to_json(s, cases=with_cases), "money": money_json(m)}
+                     for s, m in zip(summaries, money, strict=True)]
         # Without indent, json uses its C encoder: several times faster than the indenting one.
         click.echo(json.dumps(documents, indent=2) if pretty else json.dumps(documents, separators=(",", ":")))
         return
     for index, summary in enumerate(summaries):
         if index:
             click.echo()
-        for line in summary_lines(summary, None if wide else WIDTH):
+        width = None if wide else WIDTH
+        for line in [*summary_lines(summary, width), "", *money_lines(money[index], width)]:
             click.echo(line)

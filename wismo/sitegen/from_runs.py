@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from analysis import analyze_runs
+from analysis.costs import money_of_runs
 from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
+from analysis.prices import PriceBook
 from wismo.errors import WismoError
 from wismo.runformat.read import read_manifest
 from wismo.sitegen.build import build_site
@@ -54,10 +56,12 @@ def newest_run(runs_dir: Path) -> Path:
 
 
 def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Sequence[Path] = (),
-                    allow_mixed: bool = False, jobs: int | None = None) -> SiteBuild:
+                    allow_mixed: bool = False, jobs: int | None = None, prices: PriceBook | None = None,
+                    price_as: str | None = None) -> SiteBuild:
     """Validate every run, summarize the valid ones, gather their conversations, then build the site.
 
-    `jobs` processes render the conversation pages (default: one per CPU).
+    `jobs` processes render the conversation pages (default: one per CPU). The valid runs are priced
+    with `prices` (default: genai-prices alone), estimated tokens only as `price_as` (analysis.costs).
     """
     # Bad review files and an output folder the build may not use fail before any work.
     entries = load_reviews(review_files) if review_files else None
@@ -71,8 +75,11 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     details: dict[str, list[ConversationDetail]] = {a.validation.run.run_id: a.details for a in analyses
                                                     if a.details is not None}
     findings = {a.validation.run.run_id: a.findings for a in analyses if a.findings is not None}
+    # Pricing reads the runs' model_response lines once more (a light pass: usage, model, ts).
+    money = {m.run_id: m for m in money_of_runs([s.run.run_dir for s in summaries], prices or PriceBook(),
+                                                price_as=price_as)}
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
-                       mixed=mixed, jobs=jobs)
+                       mixed=mixed, jobs=jobs, money=money)
     tally = None
     if entries is not None:
         shown = {s.run.run_id for s in summaries}

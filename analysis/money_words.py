@@ -1,0 +1,117 @@
+"""A run's money (analysis.costs.RunMoney) in words and as JSON, so `summarize` and the site say the same.
+
+Every amount is labelled: where its prices came from and their date (`price_lines`), and "≈ … estimate"
+when the tokens are wismo's estimates rather than a provider's. A figure without a price is "unknown",
+never $0.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from analysis.costs import DesignCost, RunMoney
+from analysis.prices import AppliedPrice
+
+UNKNOWN = "unknown"
+PER = 1000  # the difference is also shown per this many conversations, where cents become readable
+
+
+def usd(amount: Decimal | None, *, estimated: bool = False, signed: bool = False) -> str:
+    """`$0.001444`, `−$0.000669` (signed), `≈$0.001444` (estimated) or `unknown`; four significant digits."""
+    if amount is None:
+        return UNKNOWN
+    sign = "−" if amount < 0 else "+" if signed and amount > 0 else ""
+    size = abs(amount)
+    # Four significant digits, at least two decimals: a conversation often costs a fraction of a cent.
+    decimals = max(2, 4 - size.adjusted() - 1) if size else 2
+    return f"{'≈' if estimated else ''}{sign}${size:,.{decimals}f}"
+
+
+def _range(money: RunMoney) -> str:
+    if money.priced_on is None:
+        return ""
+    first, last = money.priced_on
+    return f"{first}" if first == last else f"{first} to {last}"
+
+
+def price_lines(money: RunMoney) -> list[str]:
+    """Each price applied, with its source and date, and the days it was applied to."""
+    days = _range(money)
+    return [f"{p.label()}; applied to responses of {days}" if days else p.label() for p in money.prices]
+
+
+def estimate_note(money: RunMoney) -> str:
+    """Why the amounts are marked ≈ (or cannot be shown), or "" for provider-reported tokens."""
+    if not money.estimated:
+        return (f"--price-as {money.price_as} was not applied: this run's tokens were reported by its provider and "
+                "are priced as the model that answered." if money.price_as else "")
+    if money.price_as is None:
+        return ("The tokens are wismo's estimates (the scripted policy calls no model): they are priced only as "
+                "a model you name with --price-as MODEL.")
+    return (f"Estimate: the tokens are wismo's estimates (the scripted policy calls no model), priced as "
+            f"{money.price_as} (--price-as); no model was billed for them.")
+
+
+def comparison_sentence(money: RunMoney) -> str:
+    """The difference in money over the both-correct pairs, or why there is none."""
+    c = money.comparison
+    if c is None:
+        return ""
+    if c.correct_pairs == 0:
+        return "No (case, repetition) pair was answered correctly by both designs, so there is no money comparison."
+    if c.difference is None or c.baseline_median is None or c.other_median is None:
+        return (f"{c.correct_pairs} pairs were answered correctly by both designs, but none has a price for both "
+                f"conversations: the difference in money is {UNKNOWN}.")
+    est = money.estimated
+    per = usd(abs(c.difference) * PER, estimated=est)
+    amount = (f"{usd(abs(c.difference), estimated=est)} {'less' if c.difference < 0 else 'more'} per conversation "
+              f"({per} per {PER:,}) than" if c.difference else "the same per conversation as")
+    return (f"Over the {c.priced_pairs} of {c.correct_pairs} pairs where both answered correctly and both have a "
+            f"price, {c.other} cost {amount} {c.baseline}: medians {usd(c.other_median, estimated=est)} "
+            f"and {usd(c.baseline_median, estimated=est)}; median paired difference ({c.other} − {c.baseline}) "
+            f"{usd(c.median_paired_difference, estimated=est, signed=True)}.")
+
+
+def design_cells(money: RunMoney, design: DesignCost) -> list[str]:
+    """A design's row: median over its priced conversations, priced and unknown counts, median on both-correct pairs."""
+    c = money.comparison
+    paired = None if c is None else c.baseline_median if design.design == c.baseline else \
+        c.other_median if design.design == c.other else None
+    return [usd(design.median_usd, estimated=money.estimated), str(design.priced), str(design.unknown),
+            usd(paired, estimated=money.estimated)]
+
+
+DESIGN_HEADERS = ["median per conversation", "priced", "unknown", "median where both right"]
+
+
+def _number(amount: Decimal | None) -> float | None:
+    return None if amount is None else float(amount)
+
+
+def _price(price: AppliedPrice) -> dict[str, Any]:
+    rate = price.rate
+    return {"model": price.model, "source": price.source.name, "version": price.source.version,
+            "date": price.source.date, "since": None if price.since is None else price.since.isoformat(),
+            "input_per_mtok": _number(rate.input if rate else None),
+            "cached_input_per_mtok": _number(rate.cached_input if rate else None),
+            "output_per_mtok": _number(rate.output if rate else None), "label": price.label()}
+
+
+def money_json(money: RunMoney) -> dict[str, Any]:
+    """The money section of `summarize --json`: USD as numbers, null (never 0) where unknown."""
+    c = money.comparison
+    return {
+        "currency": "USD", "estimated": money.estimated, "price_as": money.price_as,
+        "designs": [{"design": d.design, "median_usd": _number(d.median_usd), "priced": d.priced,
+                     "unknown": d.unknown} for d in money.designs],
+        "comparison": None if c is None else {
+            "baseline": c.baseline, "other": c.other, "correct_pairs": c.correct_pairs,
+            "priced_pairs": c.priced_pairs, "baseline_median_usd": _number(c.baseline_median),
+            "other_median_usd": _number(c.other_median), "difference_usd": _number(c.difference),
+            "median_paired_difference_usd": _number(c.median_paired_difference)},
+        "prices": [_price(p) for p in money.prices],
+        "priced_on": None if money.priced_on is None else [d.isoformat() for d in money.priced_on],
+        "unknown_reasons": list(money.unknown_reasons),
+        "note": estimate_note(money) or None,
+    }
