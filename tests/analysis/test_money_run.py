@@ -72,7 +72,9 @@ def gpt5_mini_rates() -> tuple[Decimal, Decimal, Decimal]:
 
 
 def summarize(*args: str) -> Any:
-    result = CliRunner().invoke(cli, ["summarize", *args])
+    # --wide: one line per sentence, so a label is found whole (the 100-column layout is tested apart).
+    wide = [] if "--json" in args else ["--wide"]
+    result = CliRunner().invoke(cli, ["summarize", *wide, *args])
     assert result.exit_code == 0, result.output
     return result.output
 
