@@ -104,6 +104,8 @@ def deterministic(db: RunDatabase) -> tuple[list[DeterministicOrder], bool | Non
         order = orders.setdefault(row["order_id"], DeterministicOrder(row["order_id"], bool(row["matched"]), {}, {}))
         order.bytes[row["design"]] = row["bytes"]
         order.interactions[row["design"]] = row["interactions"]
+        order.lookups[row["design"]] = row["lookups"]
+        order.lookups_not_found[row["design"]] = row["lookups_not_found"]
     return list(orders.values()), passed
 
 

@@ -13,8 +13,10 @@ from typing import Any
 FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence", "paymentStatus")
 DEFAULT_ASKS = FIELDS[:5]  # what a case asks when it names no `asks` (and what every case asked before)
 # Uncached input = input - cached (what a run pays full price for); reasoning tokens are part of the output.
-METRICS = ("turns", "toolCalls", "inputTokens", "uncachedInputTokens", "outputTokens", "reasoningTokens",
-           "totalTokens", "elapsedMs")
+# Backend lookups are the records the servers read (reported in each tool result's `_meta`), None in runs
+# recorded before the servers reported them; tool result bytes are the bytes of every result the model read.
+METRICS = ("turns", "toolCalls", "backendLookups", "toolResultBytes", "inputTokens", "uncachedInputTokens",
+           "outputTokens", "reasoningTokens", "totalTokens", "elapsedMs")
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,8 @@ class DeterministicOrder:
     matched: bool
     bytes: dict[str, int]
     interactions: dict[str, int]
+    lookups: dict[str, int | None] = field(default_factory=dict)  # backend reads; None: not recorded
+    lookups_not_found: dict[str, int | None] = field(default_factory=dict)  # of those, found no record
 
 
 @dataclass(frozen=True)
