@@ -48,7 +48,8 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
         input_tokens=row["input_tokens"], output_tokens=row["output_tokens"], cached_tokens=row["cached_tokens"],
         total_tokens=row["total_tokens"], elapsed_ms=row["elapsed_ms"],
         turn_details=turns.get((row["conversation_id"], row["attempt"]), []),
-        uncached_input_tokens=row["uncached_input_tokens"], reasoning_tokens=row["reasoning_tokens"])
+        uncached_input_tokens=row["uncached_input_tokens"], reasoning_tokens=row["reasoning_tokens"],
+        lookups=row["lookups"], tool_result_bytes=row["tool_result_bytes"])
         for row in db.query_dicts("conversation_rows.sql")]
 
 

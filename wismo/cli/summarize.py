@@ -12,7 +12,7 @@ from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
 from analysis.headline import headline
 from analysis.labels import METRIC_LABELS
-from analysis.model import FIELDS, METRICS, RunSummary
+from analysis.model import BACKENDS, FIELDS, METRICS, RunSummary
 from analysis.summary_json import summary_to_json
 from wismo.cli._tables import cell, table
 
@@ -25,7 +25,7 @@ def _label(metric: str) -> str:
 
 
 def _decimals(metric: str) -> int:
-    return 1 if metric in ("turns", "toolCalls", "elapsedMs") else 0
+    return 1 if metric in ("turns", "toolCalls", "backendLookups", "elapsedMs") else 0
 
 
 def _shown_ks(repetitions: int) -> list[int]:
@@ -64,6 +64,7 @@ def summary_lines(summary: RunSummary) -> list[str]:
     if summary.designs:
         lines += table(["pass % per field", *asked, "statuses"], field_rows)
         lines.append("")
+    lines += lookup_lines(summary)
     words = headline(summary)
     lines += [words.lead, *words.details, ""]
     if summary.comparisons:
@@ -101,10 +102,25 @@ def summary_lines(summary: RunSummary) -> list[str]:
         designs = sorted({d for order in summary.deterministic for d in order.bytes})
         lines.append(f"deterministic comparison ({'passed' if summary.deterministic_passed else 'FAILED'}), "
                      f"over {len(summary.deterministic)} orders:")
-        lines += table(["design", "result bytes", "MCP interactions"],
+        lines += table(["design", "result bytes", "MCP interactions", "backend lookups"],
                        [[d, cell(sum(o.bytes.get(d, 0) for o in summary.deterministic)),
-                         cell(sum(o.interactions.get(d, 0) for o in summary.deterministic))] for d in designs])
+                         cell(sum(o.interactions.get(d, 0) for o in summary.deterministic)),
+                         cell(_total([o.lookups.get(d) for o in summary.deterministic]))] for d in designs])
     return lines
+
+
+def _total(values: list[int | None]) -> int | None:
+    """The sum, or None (not recorded) when any value is missing: a partial sum would pass for the whole."""
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def lookup_lines(summary: RunSummary) -> list[str]:
+    """Backend reads per backend and design, added up over the conversations; one line when not recorded."""
+    if not any(d.recorded for d in summary.lookups):
+        return ["backend lookups: not recorded (the run predates the servers reporting them in `_meta`)", ""]
+    rows = [[d.design, cell(d.recorded), *(cell(d.per_backend.get(b)) for b in BACKENDS), cell(d.not_found),
+             cell(d.total), cell(d.tool_result_bytes)] for d in summary.lookups]
+    return [*table(["backend lookups (sum)", "convs", *BACKENDS, "not found", "total", "result bytes"], rows), ""]
 
 
 @click.command("summarize")
