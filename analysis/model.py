@@ -323,6 +323,11 @@ class ConversationDetail:
     lookups: dict[str, int] | None = None
     tool_result_bytes: int | None = None
 
+    @property
+    def backend_lookups(self) -> int | None:
+        """Reads of every backend together (the backendLookups metric); None when not recorded."""
+        return None if self.lookups is None else sum(self.lookups[backend] for backend in BACKENDS)
+
 
 @dataclass(frozen=True)
 class RunAnalysis:
