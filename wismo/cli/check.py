@@ -53,11 +53,12 @@ def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) ->
     out.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
 
     click.echo(f"dataset {dataset.name} ({dataset.content_hash[:19]}), {len(report.orders)} orders")
-    click.echo(f"{'order':<12}{'matched':<9}{'bytes g/f':>14}{'calls g/f':>11}")
+    click.echo(f"{'order':<12}{'matched':<9}{'bytes g/f':>14}{'calls g/f':>11}{'lookups g/f':>13}")
     for order in report.orders:
         click.echo(f"{order.orderId:<12}{'yes' if order.matched else 'NO':<9}"
                    f"{order.bytes['granular']:>7}/{order.bytes['focused']:<6}"
-                   f"{order.interactions['granular']:>5}/{order.interactions['focused']:<5}")
+                   f"{order.interactions['granular']:>5}/{order.interactions['focused']:<5}"
+                   f"{_reads(order.lookups.get('granular')):>6}/{_reads(order.lookups.get('focused')):<6}")
         for difference in order.differences[:10]:
             click.echo(f"    differs at {difference}")
     refused = sum(e.ok for e in report.edgeCases)
@@ -71,3 +72,8 @@ def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) ->
     click.echo(f"{'PASS' if report.passed else 'FAIL'}: wrote {out}")
     if not report.passed:
         sys.exit(1)
+
+
+def _reads(lookups: dict[str, int] | None) -> str:
+    """The backend reads of one order's gathering, or a dash when the server reported none."""
+    return "–" if lookups is None else str(sum(v for k, v in lookups.items() if k != "notFound"))
