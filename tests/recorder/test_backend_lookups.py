@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+import analysis.model
 from recorder.lookups import BACKENDS, META_KEY
 from recorder.mcp_client import reported_lookups
 from recorder.servers import build_server
@@ -61,6 +62,7 @@ def test_an_error_keeps_the_text_a_raised_tool_error_gave():
 
 def test_the_reported_shape_is_the_run_format_s():
     assert tuple(BackendLookups.model_fields) == (*BACKENDS, "notFound")
+    assert analysis.model.BACKENDS == BACKENDS  # the analysis keeps its own copy: it never imports the recorder
     assert reported_lookups({META_KEY: reads(orders=2)}) == BackendLookups(**reads(orders=2))
     # another server's use of `_meta`, or none: not reported, never guessed as zero
     assert reported_lookups(None) is None
