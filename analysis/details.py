@@ -22,7 +22,7 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
         calls.setdefault((row["conversation_id"], row["attempt"], row["turn"]), []).append(ToolCallDetail(
             call_id=row["call_id"], name=row["name"], arguments=row["arguments"], result_text=row["result_text"],
             is_error=row["is_error"], error_kind=row["error_kind"], bytes=row["bytes"],
-            latency_ms=row["latency_ms"]))
+            latency_ms=row["latency_ms"], lookups=row["lookups"]))
     turns: dict[tuple[str, int], list[TurnDetail]] = {}
     for row in db.query_dicts("turn_rows.sql"):
         key = (row["conversation_id"], row["attempt"])

@@ -263,6 +263,7 @@ class ToolCallDetail:
     error_kind: str | None
     bytes: int | None
     latency_ms: float | None
+    lookups: dict[str, int] | None = None  # backend reads the server reported; None where it reported none
 
 
 @dataclass(frozen=True)

@@ -229,4 +229,5 @@ CREATE OR REPLACE TABLE event_details (
                                    reasoningTokens BIGINT, estimated BOOLEAN),
     model VARCHAR, latencyMs DOUBLE, retries BIGINT, error JSON, stopReason VARCHAR, answerFormat VARCHAR,
     callId VARCHAR, name VARCHAR, arguments VARCHAR, text VARCHAR, isError BOOLEAN,
-    errorKind VARCHAR, bytes BIGINT, finalText VARCHAR, assessment JSON);
+    errorKind VARCHAR, bytes BIGINT, finalText VARCHAR, assessment JSON,
+    lookups STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT));

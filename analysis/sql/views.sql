@@ -151,11 +151,12 @@ LEFT JOIN live_details r
       AND r.turn = q.turn
 WHERE q.type = 'model_request';
 
--- Tool calls joined to their results by call id (within the same conversation attempt and turn).
+-- Tool calls joined to their results by call id (within the same conversation attempt and turn), with
+-- the backend lookups the server reported for each (NULL where it reported none).
 CREATE OR REPLACE VIEW tool_calls AS
 SELECT c.conversationId AS conversation_id, c.attempt, c.turn, c.seq AS call_seq, c.callId AS call_id,
        c.name, c.arguments, r.seq AS result_seq, r.text AS result_text, r.isError AS is_error,
-       r.errorKind AS error_kind, r.bytes, r.latencyMs AS latency_ms
+       r.errorKind AS error_kind, r.bytes, r.latencyMs AS latency_ms, r.lookups
 FROM live_details c
 LEFT JOIN live_details r
        ON r.type = 'tool_result' AND r.conversationId = c.conversationId AND r.attempt = c.attempt

@@ -53,8 +53,12 @@ def test_each_conversation_adds_up_what_its_servers_reported(lookups_run):
     assert details["missing-warehouse-record.granular.r1"].lookups == reads(1, 1, 2, 1, not_found=1)
     assert details["missing-warehouse-record.focused.r1"].lookups == reads(1, 1, 2, 1, not_found=1)
     for detail in details.values():
-        results = [call.bytes for turn in detail.turn_details for call in turn.tool_calls]
-        assert detail.tool_result_bytes == sum(results) > 0
+        calls = [call for turn in detail.turn_details for call in turn.tool_calls]
+        assert detail.tool_result_bytes == sum(call.bytes for call in calls) > 0
+        # each call keeps what its server reported; the conversation's figures are their sums
+        assert detail.lookups == {key: sum(call.lookups[key] for call in calls) for key in reads()}
+    assert [c.lookups for t in details["payment-taken.granular.r1"].turn_details for c in t.tool_calls] == \
+        [reads(orders=1), reads(payments=1)]
 
 
 def test_summaries_put_the_lookups_beside_the_tokens(lookups_run):
