@@ -22,7 +22,7 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
         calls.setdefault((row["conversation_id"], row["attempt"], row["turn"]), []).append(ToolCallDetail(
             call_id=row["call_id"], name=row["name"], arguments=row["arguments"], result_text=row["result_text"],
             is_error=row["is_error"], error_kind=row["error_kind"], bytes=row["bytes"],
-            latency_ms=row["latency_ms"]))
+            latency_ms=row["latency_ms"], lookups=row["lookups"]))
     turns: dict[tuple[str, int], list[TurnDetail]] = {}
     for row in db.query_dicts("turn_rows.sql"):
         key = (row["conversation_id"], row["attempt"])
@@ -48,7 +48,8 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
         input_tokens=row["input_tokens"], output_tokens=row["output_tokens"], cached_tokens=row["cached_tokens"],
         total_tokens=row["total_tokens"], elapsed_ms=row["elapsed_ms"],
         turn_details=turns.get((row["conversation_id"], row["attempt"]), []),
-        uncached_input_tokens=row["uncached_input_tokens"], reasoning_tokens=row["reasoning_tokens"])
+        uncached_input_tokens=row["uncached_input_tokens"], reasoning_tokens=row["reasoning_tokens"],
+        lookups=row["lookups"], tool_result_bytes=row["tool_result_bytes"])
         for row in db.query_dicts("conversation_rows.sql")]
 
 

@@ -23,6 +23,8 @@ class MetricLabel:
 METRIC_LABELS: dict[str, MetricLabel] = {
     "turns": MetricLabel("turns"),
     "toolCalls": MetricLabel("tool calls"),
+    "backendLookups": MetricLabel("backend lookups"),
+    "toolResultBytes": MetricLabel("tool result bytes"),
     "inputTokens": MetricLabel("input tokens"),
     "uncachedInputTokens": MetricLabel("uncached input tokens"),
     "outputTokens": MetricLabel("output tokens"),

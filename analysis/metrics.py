@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from analysis.db import RunDatabase
 from analysis.model import (
+    BACKENDS,
     FIELDS,
     METRICS,
+    DesignLookups,
     DesignMetrics,
     DeterministicOrder,
     FaultCause,
@@ -104,7 +106,17 @@ def deterministic(db: RunDatabase) -> tuple[list[DeterministicOrder], bool | Non
         order = orders.setdefault(row["order_id"], DeterministicOrder(row["order_id"], bool(row["matched"]), {}, {}))
         order.bytes[row["design"]] = row["bytes"]
         order.interactions[row["design"]] = row["interactions"]
+        order.lookups[row["design"]] = row["lookups"]
+        order.lookups_not_found[row["design"]] = row["lookups_not_found"]
     return list(orders.values()), passed
+
+
+def design_lookups(db: RunDatabase) -> list[DesignLookups]:
+    """Backend reads per backend and design, added up over the conversations (metrics_lookups.sql)."""
+    return [DesignLookups(design=row["design"], conversations=row["conversations"], recorded=row["recorded"],
+                          per_backend={name: row[name] for name in BACKENDS}, not_found=row["not_found"],
+                          total=row["total"], tool_result_bytes=row["tool_result_bytes"])
+            for row in db.query_dicts("metrics_lookups.sql")]
 
 
 def claim_counts(db: RunDatabase) -> dict[str, dict[str, int]]:
@@ -124,4 +136,5 @@ def summarize(db: RunDatabase, info: RunInfo, *, paired: bool = True) -> RunSumm
     return RunSummary(run=info, designs=designs, comparisons=comparisons(db, info),
                       paired=paired_rows(db, info) if paired else None, deterministic=orders,
                       deterministic_passed=deterministic_passed, claim_findings=claim_counts(db),
-                      pairs=pair_counts(db), faults=faults(db), warnings=run_warnings(designs))
+                      pairs=pair_counts(db), faults=faults(db), warnings=run_warnings(designs),
+                      lookups=design_lookups(db))

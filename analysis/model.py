@@ -11,10 +11,14 @@ from pathlib import Path
 from typing import Any
 
 FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence", "paymentStatus")
+# The backends whose reads the servers report (recorder.lookups.BACKENDS; analysis does not import the recorder).
+BACKENDS = ("orders", "payments", "reservations", "tracking")
 DEFAULT_ASKS = FIELDS[:5]  # what a case asks when it names no `asks` (and what every case asked before)
 # Uncached input = input - cached (what a run pays full price for); reasoning tokens are part of the output.
-METRICS = ("turns", "toolCalls", "inputTokens", "uncachedInputTokens", "outputTokens", "reasoningTokens",
-           "totalTokens", "elapsedMs")
+# Backend lookups are the records the servers read (reported in each tool result's `_meta`), None in runs
+# recorded before the servers reported them; tool result bytes are the bytes of every result the model read.
+METRICS = ("turns", "toolCalls", "backendLookups", "toolResultBytes", "inputTokens", "uncachedInputTokens",
+           "outputTokens", "reasoningTokens", "totalTokens", "elapsedMs")
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,19 @@ class DesignMetrics:
 
 
 @dataclass(frozen=True)
+class DesignLookups:
+    """One design's backend work over a run: the servers' reported reads added up over its conversations."""
+
+    design: str
+    conversations: int
+    recorded: int  # conversations whose lookups were recorded: 0 in a run recorded before the servers reported them
+    per_backend: dict[str, int | None]  # orders, payments, reservations, tracking -> reads; None when not recorded
+    not_found: int | None  # of those reads, the ones that found no record
+    total: int | None
+    tool_result_bytes: int  # every run records these
+
+
+@dataclass(frozen=True)
 class MetricComparison:
     """How much `other` saves over `baseline` on one metric, over the pairs where both answered correctly.
 
@@ -213,6 +230,8 @@ class DeterministicOrder:
     matched: bool
     bytes: dict[str, int]
     interactions: dict[str, int]
+    lookups: dict[str, int | None] = field(default_factory=dict)  # backend reads; None: not recorded
+    lookups_not_found: dict[str, int | None] = field(default_factory=dict)  # of those, found no record
 
 
 @dataclass(frozen=True)
@@ -229,6 +248,7 @@ class RunSummary:
     pairs: PairCounts | None = None  # None with fewer than two designs
     faults: FaultSummary = field(default_factory=FaultSummary)
     warnings: list[str] = field(default_factory=list)  # where the figures would mislead (analysis.warnings)
+    lookups: list[DesignLookups] = field(default_factory=list)  # per design, in the manifest's order
 
 
 @dataclass(frozen=True)
@@ -243,6 +263,7 @@ class ToolCallDetail:
     error_kind: str | None
     bytes: int | None
     latency_ms: float | None
+    lookups: dict[str, int] | None = None  # backend reads the server reported; None where it reported none
 
 
 @dataclass(frozen=True)
@@ -299,6 +320,14 @@ class ConversationDetail:
     turn_details: list[TurnDetail]
     uncached_input_tokens: int | None = None  # input - cached; None when no cached count was reported
     reasoning_tokens: int | None = None
+    # orders, payments, reservations, tracking, notFound -> reads the servers reported; None when not recorded
+    lookups: dict[str, int] | None = None
+    tool_result_bytes: int | None = None
+
+    @property
+    def backend_lookups(self) -> int | None:
+        """Reads of every backend together (the backendLookups metric); None when not recorded."""
+        return None if self.lookups is None else sum(self.lookups[backend] for backend in BACKENDS)
 
 
 @dataclass(frozen=True)

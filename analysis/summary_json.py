@@ -46,4 +46,5 @@ def summary_to_json(summary: RunSummary, *, cases: bool = False) -> dict[str, An
         "pairs": None if summary.pairs is None else asdict(summary.pairs),
         "faults": asdict(summary.faults),
         "warnings": list(summary.warnings),
+        "lookups": [asdict(lookups) for lookups in summary.lookups],
     }

@@ -3,6 +3,8 @@
 Both servers run as child processes over stdio and are discovered with tools/list, like any MCP
 client would. Granular evidence is gathered by following every ID; the focused result comes from one
 call. The focused shape is then rebuilt from the granular results and the two JSON objects compared.
+Per order and design it also reports the bytes returned, the tools/call interactions and the backend
+lookups the servers reported in their results' `_meta` (the backend work of gathering everything).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from recorder.dataset import ASSESSMENT_FIELDS, DELAY_REASONS, Dataset
 from recorder.evidence import Evidence, derive
 from recorder.linking import ToolSpec, next_links, tools_by_parameter
 from recorder.lookups import not_found_marker
-from recorder.mcp_client import ToolServer, server_command, start_servers
+from recorder.mcp_client import ToolOutcome, ToolServer, server_command, start_servers
+from wismo.runformat.events import BackendLookups
 
 COMPARISON_VERSION = 1
 # The designs compared, in `wismo record`'s default order; a run lists them in its manifest's order instead.
@@ -59,6 +62,9 @@ class OrderComparison:
     matched: bool
     bytes: dict[str, int]
     interactions: dict[str, int]
+    # design -> backend reads (orders, payments, reservations, tracking, notFound); None when its server
+    # reported none for a call it answered
+    lookups: dict[str, dict[str, int] | None] = field(default_factory=dict)
     differences: list[str] = field(default_factory=list)
 
 
@@ -123,23 +129,32 @@ class _Gatherer:
             raise RuntimeError(f"no tool of server {self.server.label!r} takes an orderId")
         return by_parameter["orderId"], "orderId"
 
-    async def gather(self, order_id: str) -> tuple[dict[tuple[str, str], Any], int, int]:
-        """Follow every ID from the order; return results by (parameter, value), bytes and calls."""
+    async def gather(self, order_id: str) -> tuple[dict[tuple[str, str], Any], int, int, dict[str, int] | None]:
+        """Follow every ID from the order; return results by (parameter, value), bytes, calls and lookups."""
         tool, parameter = self.order_tool()
         results: dict[tuple[str, str], Any] = {}
         pending = [(tool, parameter, order_id)]
         total_bytes = calls = 0
+        lookups: dict[str, int] | None = dict.fromkeys(BackendLookups.model_fields, 0)
         while pending:
             next_round = []
             for tool, parameter, value in pending:
                 outcome = await self.server.call(tool, {parameter: value})
                 calls += 1
                 total_bytes += len(outcome.text.encode("utf-8"))
+                lookups = _add_lookups(lookups, outcome)
                 results[(parameter, value)] = ("error", outcome.text) if outcome.is_error else json.loads(outcome.text)
                 next_round.append(results[(parameter, value)])
             links = next_links(self.tools, [r for r in next_round if not isinstance(r, tuple)], set(results))
             pending = [(link.tool, link.parameter, link.value) for link in links]
-        return results, total_bytes, calls
+        return results, total_bytes, calls, lookups
+
+
+def _add_lookups(total: dict[str, int] | None, outcome: ToolOutcome) -> dict[str, int] | None:
+    """Add one result's reported lookups; a result answered without them makes the total unknown."""
+    if total is None or outcome.lookups is None:
+        return None if total is None or not outcome.is_error else total
+    return {key: total[key] + value for key, value in outcome.lookups.model_dump().items()}
 
 
 def _rebuild_focused(order_id: str, results: dict[tuple[str, str], Any]) -> Any:
@@ -240,16 +255,18 @@ async def _compare(dataset: Dataset, servers: dict[str, ToolServer]) -> Comparis
     rule_mismatches: list[str] = []
     granular, focused = _Gatherer(servers["granular"]), _Gatherer(servers["focused"])
     for order in dataset.records.orders:
-        g_results, g_bytes, g_calls = await granular.gather(order.orderId)
-        f_results, f_bytes, f_calls = await focused.gather(order.orderId)
+        g_results, g_bytes, g_calls, g_lookups = await granular.gather(order.orderId)
+        f_results, f_bytes, f_calls, f_lookups = await focused.gather(order.orderId)
         seen_results += [*g_results.values(), *f_results.values()]
         rebuilt = _rebuild_focused(order.orderId, g_results)
         served = f_results[("orderId", order.orderId)]
         differences: list[str] = []
         _diff("$", rebuilt, served, differences)
         sizes, calls = {"granular": g_bytes, "focused": f_bytes}, {"granular": g_calls, "focused": f_calls}
+        lookups = {"granular": g_lookups, "focused": f_lookups}
         orders.append(OrderComparison(order.orderId, not differences, {d: sizes[d] for d in servers},
-                                      {d: calls[d] for d in servers}, differences))
+                                      {d: calls[d] for d in servers}, {d: lookups[d] for d in servers},
+                                      differences))
         for case in (c for c in dataset.cases if c.orderId == order.orderId):
             expected = case.expectation()
             for design, results in ((d, {"granular": g_results, "focused": f_results}[d]) for d in servers):

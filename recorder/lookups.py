@@ -1,12 +1,49 @@
-"""The lookup functions both tool designs are built from, so both return exactly the same evidence."""
+"""The lookup functions both tool designs are built from, so both return exactly the same evidence.
+
+Every lookup by ID is one read of one backend (orders, payments, reservations, tracking), counted in
+the LookupTally of the tool call it serves: that is the backend work a design costs, which the
+servers report in each result's `_meta` under META_KEY (see docs/recording.md).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from dataclasses import asdict, dataclass
+from functools import partial
+from typing import Any, TypeVar
 
 from recorder.dataset import Records, id_problem
+
+_Record = TypeVar("_Record")
+
+# The `_meta` key of a tool result that holds its LookupTally: namespaced, as MCP asks of `_meta` keys.
+META_KEY = "wismo/lookups"
+BACKENDS = ("orders", "payments", "reservations", "tracking")
+
+
+@dataclass
+class LookupTally:
+    """The backend work of one tool call: reads per backend (found or not), and how many found no record.
+
+    A malformed ID is refused before any backend is asked, so it costs nothing here.
+    """
+
+    orders: int = 0
+    payments: int = 0
+    reservations: int = 0
+    tracking: int = 0
+    notFound: int = 0  # the name the `_meta` object and the run format use
+
+    def read(self, backend: str, found: bool) -> None:
+        """Count one read of `backend`."""
+        setattr(self, backend, getattr(self, backend) + 1)
+        if not found:
+            self.notFound += 1
+
+    def to_meta(self) -> dict[str, int]:
+        """As reported in a result's `_meta` under META_KEY."""
+        return asdict(self)
 
 
 class LookupFailure(Exception):
@@ -44,43 +81,56 @@ class Lookups:
         assert isinstance(value, str)
         return value
 
-    def order(self, order_id: object) -> dict[str, Any]:
+    @staticmethod
+    def _read(index: dict[str, _Record], backend: str, key: str, tally: LookupTally | None) -> _Record | None:
+        """One backend read: the record, or None when there is none; counted in tally when one is given."""
+        record = index.get(key)
+        if tally is not None:
+            tally.read(backend, found=record is not None)
+        return record
+
+    def order(self, order_id: object, tally: LookupTally | None = None) -> dict[str, Any]:
         """The order record: status, promised date, items and the IDs of its linked records."""
         key = self._checked("order", order_id)
-        if key not in self._orders:
+        record = self._read(self._orders, "orders", key, tally)
+        if record is None:
             raise NotFound(f"order {key} not found")
-        return self._orders[key].model_dump(mode="json")
+        return record.model_dump(mode="json")
 
-    def payment(self, payment_id: object) -> dict[str, Any]:
+    def payment(self, payment_id: object, tally: LookupTally | None = None) -> dict[str, Any]:
         """The payment record."""
         key = self._checked("payment", payment_id)
-        if key not in self._payments:
+        record = self._read(self._payments, "payments", key, tally)
+        if record is None:
             raise NotFound(f"payment {key} not found")
-        return self._payments[key].model_dump(mode="json")
+        return record.model_dump(mode="json")
 
-    def reservation(self, reservation_id: object) -> dict[str, Any]:
+    def reservation(self, reservation_id: object, tally: LookupTally | None = None) -> dict[str, Any]:
         """The warehouse reservation record."""
         key = self._checked("reservation", reservation_id)
-        if key not in self._reservations:
+        record = self._read(self._reservations, "reservations", key, tally)
+        if record is None:
             raise NotFound(f"reservation {key} not found")
-        return self._reservations[key].model_dump(mode="json")
+        return record.model_dump(mode="json")
 
-    def tracking(self, tracking_id: object) -> dict[str, Any]:
+    def tracking(self, tracking_id: object, tally: LookupTally | None = None) -> dict[str, Any]:
         """The carrier observation, stamped with when it was checked; kept with nulls when unavailable."""
         key = self._checked("tracking", tracking_id)
-        if key not in self._tracking:
+        record = self._read(self._tracking, "tracking", key, tally)
+        if record is None:
             raise NotFound(f"tracking {key} not found")
-        return {**self._tracking[key].model_dump(mode="json"), "checkedAt": self.clock}
+        return {**record.model_dump(mode="json"), "checkedAt": self.clock}
 
-    def support_context(self, order_id: object) -> dict[str, Any]:
+    def support_context(self, order_id: object, tally: LookupTally | None = None) -> dict[str, Any]:
         """Everything linked to one order, gathered in code; a missing link is reported, never dropped."""
-        order = self.order(order_id)
+        order = self.order(order_id, tally)
         return {
             "order": order,
-            "payment": _or_not_found(self.payment, "paymentId", order["paymentId"]),
-            "reservations": [_or_not_found(self.reservation, "reservationId", rid)
+            "payment": _or_not_found(partial(self.payment, tally=tally), "paymentId", order["paymentId"]),
+            "reservations": [_or_not_found(partial(self.reservation, tally=tally), "reservationId", rid)
                              for rid in order["reservationIds"]],
-            "tracking": [_or_not_found(self.tracking, "trackingId", tid) for tid in order["trackingIds"]],
+            "tracking": [_or_not_found(partial(self.tracking, tally=tally), "trackingId", tid)
+                         for tid in order["trackingIds"]],
         }
 
 

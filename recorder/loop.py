@@ -22,6 +22,7 @@ from recorder.providers.base import ModelRequest, ModelResponse, Provider, Provi
 from recorder.scorer import score
 from wismo.runformat.events import (
     AbandonedRequest,
+    BackendLookups,
     BudgetName,
     Claimed,
     ConversationFinished,
@@ -107,10 +108,26 @@ class _Tally:
         default_factory=lambda: {"inputTokens": None, "outputTokens": None, "cachedTokens": None,
                                  "reasoningTokens": None})
 
+    lookups: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BackendLookups.model_fields, 0))
+    # A result the server answered without error but without lookups: the server does not report them,
+    # so the conversation's total is unknown (an error without them, e.g. arguments the SDK refused
+    # before the tool ran, did no backend work).
+    lookups_unreported: bool = False
+
     def add_usage(self, usage: dict[str, Any]) -> None:
         for key in self.tokens:
             if usage.get(key) is not None:
                 self.tokens[key] = (self.tokens[key] or 0) + usage[key]
+
+    def add_lookups(self, lookups: BackendLookups | None, is_error: bool) -> None:
+        if lookups is None:
+            self.lookups_unreported = self.lookups_unreported or not is_error
+            return
+        for key, value in lookups.model_dump().items():
+            self.lookups[key] += value
+
+    def claimed_lookups(self) -> BackendLookups | None:
+        return None if self.lookups_unreported else BackendLookups.model_validate(self.lookups)
 
 
 class _Stop(Exception):
@@ -207,7 +224,8 @@ class Conversation:
         tokens = self.tally.tokens
         claimed = Claimed(turns=self.tally.turns, toolCalls=self.tally.tool_calls, inputTokens=tokens["inputTokens"],
                           outputTokens=tokens["outputTokens"], cachedTokens=tokens["cachedTokens"],
-                          reasoningTokens=tokens["reasoningTokens"], elapsedMs=elapsed_ms, elapsedExact=True)
+                          reasoningTokens=tokens["reasoningTokens"], lookups=self.tally.claimed_lookups(),
+                          elapsedMs=elapsed_ms, elapsedExact=True)
         self.log.write(ConversationFinished(status=status, budgetHit=budget, error=error, finalText=final_text,
                                             assessment=assessment, score=Score.model_validate(scored),
                                             claimed=claimed), at=finished)
@@ -338,26 +356,30 @@ class Conversation:
 
     async def _run_tool(self, turn: int, index: int, call: dict[str, Any], results: dict[int, dict[str, Any]]) -> None:
         started = time.perf_counter()
-        text, is_error, kind = await self._call_tool(call)
+        text, is_error, kind, lookups = await self._call_tool(call)
         results[index] = {"callId": call["callId"], "text": text, "isError": is_error, "errorKind": kind}
+        self.tally.add_lookups(lookups, is_error)
         self.log.write(ToolResultReceived(
             turn=turn, callId=call["callId"], name=call["name"], text=text, isError=is_error, errorKind=kind,
-            bytes=len(text.encode("utf-8")), latencyMs=round((time.perf_counter() - started) * 1000, 3)))
+            bytes=len(text.encode("utf-8")), latencyMs=round((time.perf_counter() - started) * 1000, 3),
+            lookups=lookups))
 
-    async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, ToolErrorKind | None]:
+    async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, ToolErrorKind | None, BackendLookups | None]:
+        """The result text, whether it is an error, its kind, and the lookups the server reported for it."""
         if call["name"] not in self._tool_names:
             return (f"unknown tool {call['name']!r}; the tools are: {', '.join(sorted(self._tool_names))}",
-                    True, "unknown_tool")
+                    True, "unknown_tool", None)
         try:
             arguments = json.loads(call["arguments"] or "{}")
         except json.JSONDecodeError as exc:
-            return f"the arguments are not valid JSON ({exc.msg}); send a JSON object", True, "invalid_arguments"
+            return (f"the arguments are not valid JSON ({exc.msg}); send a JSON object", True, "invalid_arguments",
+                    None)
         if not isinstance(arguments, dict):
-            return "the arguments must be a JSON object", True, "invalid_arguments"
+            return "the arguments must be a JSON object", True, "invalid_arguments", None
         try:
             outcome = await self.server.call(call["name"], arguments)
         except ServerDied as exc:
-            return f"the tool server failed: {exc}", True, "server_died"
+            return f"the tool server failed: {exc}", True, "server_died", None
         except Exception as exc:  # e.g. a restart that failed: still this conversation's tool fault only
-            return f"the tool server failed: {type(exc).__name__}: {exc}", True, "server_died"
-        return outcome.text, outcome.is_error, "tool" if outcome.is_error else None
+            return f"the tool server failed: {type(exc).__name__}: {exc}", True, "server_died", None
+        return outcome.text, outcome.is_error, "tool" if outcome.is_error else None, outcome.lookups

@@ -14,18 +14,38 @@ from typing import Any, TextIO
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from pydantic import ValidationError
 
 from recorder.linking import ToolSpec
+from recorder.lookups import META_KEY
 from wismo.errors import WismoError
+from wismo.runformat.events import BackendLookups
 
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    """What one tools/call returned: the text of its content, whether it is an error, and how long it took."""
+    """What one tools/call returned: the text of its content, whether it is an error, how long it took,
+    and the backend lookups the server reported in the result's `_meta` (None when it reported none)."""
 
     text: str
     is_error: bool
     latency_ms: float
+    lookups: BackendLookups | None = None
+
+
+def reported_lookups(meta: dict[str, Any] | None) -> BackendLookups | None:
+    """The lookups a result's `_meta` reports under META_KEY; None when absent or not in the expected shape.
+
+    A server that is not one of wismo's may use `_meta` as it likes: what does not read as lookups is
+    not reported, never guessed at.
+    """
+    raw = (meta or {}).get(META_KEY)
+    if raw is None:
+        return None
+    try:
+        return BackendLookups.model_validate(raw)
+    except ValidationError:
+        return None
 
 
 START_TIMEOUT_S = 60.0  # seconds a server may take to start and list its tools
@@ -169,7 +189,9 @@ class ToolServer:
             raise ServerDied(f"MCP server {self.label!r} failed during {name}: {type(exc).__name__}: {exc}") from exc
         latency = (time.perf_counter() - started) * 1000
         text = "\n".join(getattr(block, "text", "") for block in result.content)
-        return ToolOutcome(text=text, is_error=bool(result.is_error), latency_ms=latency)
+        # `_meta` stays with the recorder: only the text goes into the model's history.
+        return ToolOutcome(text=text, is_error=bool(result.is_error), latency_ms=latency,
+                           lookups=reported_lookups(result.meta))
 
 
 async def start_servers(stack: AsyncExitStack, commands: dict[str, list[str]], log_dir: Path | None = None,

@@ -33,7 +33,11 @@ WITH params AS (
                    {'metric': 'uncachedInputTokens', 'ord': 7,
                     'd': o.uncached_input_tokens::DOUBLE - b.uncached_input_tokens},
                    {'metric': 'reasoningTokens', 'ord': 8,
-                    'd': o.reasoning_tokens::DOUBLE - b.reasoning_tokens}], recursive := true)
+                    'd': o.reasoning_tokens::DOUBLE - b.reasoning_tokens},
+                   {'metric': 'backendLookups', 'ord': 9,
+                    'd': o.backend_lookups::DOUBLE - b.backend_lookups},
+                   {'metric': 'toolResultBytes', 'ord': 10,
+                    'd': o.tool_result_bytes::DOUBLE - b.tool_result_bytes}], recursive := true)
     FROM params p
     JOIN conversations b ON b.design = p.baseline AND b.passed
     JOIN conversations o ON o.design = p.other AND o.passed AND o.case_id = b.case_id

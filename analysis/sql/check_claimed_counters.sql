@@ -7,6 +7,8 @@
 -- that (elapsedExact absent) took the two from different clocks and are held within 5 ms + 1 %.
 -- A conversation stopped by its deadline still has a model_response for its cancelled request (the
 -- recorder writes one with a timeout error), so no exception is made for it.
+-- The claimed lookups (per backend and not found) are the sums of the tool_result lines' lookups;
+-- they are compared only where claimed (runs recorded before the servers reported them claim none).
 WITH counters AS (
     SELECT conversation_id, attempt, coalesce(claimed.elapsedExact, false) AS exact,
            unnest([
@@ -20,6 +22,16 @@ WITH counters AS (
                 'recomputed': cached_tokens::DOUBLE},
                {'counter': 'reasoningTokens', 'claimed': claimed.reasoningTokens::DOUBLE,
                 'recomputed': reasoning_tokens::DOUBLE},
+               {'counter': 'lookups.orders', 'claimed': claimed.lookups.orders::DOUBLE,
+                'recomputed': CASE WHEN claimed.lookups IS NOT NULL THEN coalesce(lookups_orders, 0) END},
+               {'counter': 'lookups.payments', 'claimed': claimed.lookups.payments::DOUBLE,
+                'recomputed': CASE WHEN claimed.lookups IS NOT NULL THEN coalesce(lookups_payments, 0) END},
+               {'counter': 'lookups.reservations', 'claimed': claimed.lookups.reservations::DOUBLE,
+                'recomputed': CASE WHEN claimed.lookups IS NOT NULL THEN coalesce(lookups_reservations, 0) END},
+               {'counter': 'lookups.tracking', 'claimed': claimed.lookups.tracking::DOUBLE,
+                'recomputed': CASE WHEN claimed.lookups IS NOT NULL THEN coalesce(lookups_tracking, 0) END},
+               {'counter': 'lookups.notFound', 'claimed': claimed.lookups.notFound::DOUBLE,
+                'recomputed': CASE WHEN claimed.lookups IS NOT NULL THEN coalesce(lookups_not_found, 0) END},
                {'counter': 'elapsedMs', 'claimed': claimed.elapsedMs,
                 'recomputed': (epoch_us(finished_at) - epoch_us(started_at)) / 1000.0}
            ], recursive := true)

@@ -116,7 +116,8 @@ WITH lines AS (
         v: 'VARCHAR', type: 'VARCHAR', runId: 'VARCHAR', ts: 'VARCHAR',
         conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
         caseId: 'VARCHAR', design: 'VARCHAR', repetition: 'BIGINT', pairIndex: 'BIGINT',
-        pairPosition: 'BIGINT', turn: 'BIGINT', callId: 'VARCHAR',
+        pairPosition: 'BIGINT', turn: 'BIGINT', callId: 'VARCHAR', bytes: 'BIGINT',
+        lookups: 'STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT)',
         usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT, reasoningTokens BIGINT)',
         status: 'VARCHAR', budgetHit: 'VARCHAR', error: 'VARCHAR',
         -- objects kept as their JSON text here; views.sql parses the ~one per conversation
@@ -158,6 +159,12 @@ SELECT readable, foreign_run, conversationId AS conversation_id, attempt,
        sum(CASE WHEN type = 'model_response' THEN usage.outputTokens END) AS output_tokens,
        sum(CASE WHEN type = 'model_response' THEN usage.cachedTokens END) AS cached_tokens,
        sum(CASE WHEN type = 'model_response' THEN usage.reasoningTokens END) AS reasoning_tokens,
+       sum(CASE WHEN type = 'tool_result' THEN bytes END) AS result_bytes,
+       sum(CASE WHEN type = 'tool_result' THEN lookups.orders END) AS lookups_orders,
+       sum(CASE WHEN type = 'tool_result' THEN lookups.payments END) AS lookups_payments,
+       sum(CASE WHEN type = 'tool_result' THEN lookups.reservations END) AS lookups_reservations,
+       sum(CASE WHEN type = 'tool_result' THEN lookups.tracking END) AS lookups_tracking,
+       sum(CASE WHEN type = 'tool_result' THEN lookups.notFound END) AS lookups_not_found,
        any_value(CASE WHEN type = 'conversation_started' THEN caseId END) AS case_id,
        any_value(CASE WHEN type = 'conversation_started' THEN design END) AS design,
        any_value(CASE WHEN type = 'conversation_started' THEN repetition END) AS repetition,
@@ -209,7 +216,8 @@ CREATE OR REPLACE TABLE claim_lines (
     attempt BIGINT, checkerVersion VARCHAR, findings BIGINT, kind VARCHAR, severity VARCHAR,
     sentence VARCHAR, claim VARCHAR, evidence VARCHAR, sku VARCHAR, "start" BIGINT, "end" BIGINT);
 CREATE OR REPLACE TABLE comparison_orders (
-    order_id VARCHAR, matched BOOLEAN, design VARCHAR, bytes BIGINT, interactions BIGINT);
+    order_id VARCHAR, matched BOOLEAN, design VARCHAR, bytes BIGINT, interactions BIGINT, lookups BIGINT,
+    lookups_not_found BIGINT);
 CREATE OR REPLACE TABLE comparison_run (present BOOLEAN, passed BOOLEAN);
 INSERT INTO comparison_run VALUES (false, NULL);
 
@@ -221,4 +229,5 @@ CREATE OR REPLACE TABLE event_details (
                                    reasoningTokens BIGINT, estimated BOOLEAN),
     model VARCHAR, latencyMs DOUBLE, retries BIGINT, error JSON, stopReason VARCHAR, answerFormat VARCHAR,
     callId VARCHAR, name VARCHAR, arguments VARCHAR, text VARCHAR, isError BOOLEAN,
-    errorKind VARCHAR, bytes BIGINT, finalText VARCHAR, assessment JSON);
+    errorKind VARCHAR, bytes BIGINT, finalText VARCHAR, assessment JSON,
+    lookups STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT));

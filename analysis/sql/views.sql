@@ -39,7 +39,8 @@ SELECT g.* EXCLUDE (assessment_json, score_json, claimed_json, started_ts, finis
            "paymentStatus": "BOOLEAN"}, "passed": "BOOLEAN"}') AS stored_score,
        json_transform(g.claimed_json, '{"turns": "BIGINT", "toolCalls": "BIGINT", "inputTokens": "BIGINT",
            "outputTokens": "BIGINT", "cachedTokens": "BIGINT", "reasoningTokens": "BIGINT",
-           "elapsedMs": "DOUBLE", "elapsedExact": "BOOLEAN"}') AS claimed
+           "elapsedMs": "DOUBLE", "elapsedExact": "BOOLEAN", "lookups": {"orders": "BIGINT",
+           "payments": "BIGINT", "reservations": "BIGINT", "tracking": "BIGINT", "notFound": "BIGINT"}}') AS claimed
 FROM event_groups g
 JOIN attempts a USING (conversation_id, attempt)
 WHERE g.readable AND NOT g.foreign_run AND a.live;
@@ -59,6 +60,11 @@ GROUP BY ALL;
 -- elapsed = the claimed monotonic time (check_claimed_counters.sql holds it to the timestamps). The
 -- score is the latest line of scores.jsonl when there is one, else the one stored when the
 -- conversation finished.
+-- Backend lookups are the servers' reports on the tool_result lines (`_meta`), added up per backend;
+-- backend_lookups is their total and lookups_not_found the reads that found no record. They are NULL
+-- ("not recorded"), never 0, unless the recorder claimed a total (claimed.lookups): runs recorded
+-- before the servers reported them have none. tool_result_bytes adds up the result texts' bytes (0
+-- when no tool was called; every run records bytes).
 CREATE OR REPLACE VIEW conversations AS
 SELECT t.conversation_id, t.attempt, t.case_id, t.design, t.repetition, t.pair_index, t.pair_position,
        t.status, t.budget_hit, t.error, t.assessment,
@@ -69,7 +75,16 @@ SELECT t.conversation_id, t.attempt, t.case_id, t.design, t.repetition, t.pair_i
        t.input_tokens, t.output_tokens, t.cached_tokens, t.reasoning_tokens,
        t.input_tokens - t.cached_tokens AS uncached_input_tokens,
        t.input_tokens + t.output_tokens AS total_tokens,
-       t.claimed.elapsedMs AS elapsed_ms
+       t.claimed.elapsedMs AS elapsed_ms,
+       coalesce(t.result_bytes, 0) AS tool_result_bytes,
+       CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_orders, 0) END AS lookups_orders,
+       CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_payments, 0) END AS lookups_payments,
+       CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_reservations, 0) END AS lookups_reservations,
+       CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_tracking, 0) END AS lookups_tracking,
+       CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_not_found, 0) END AS lookups_not_found,
+       CASE WHEN t.claimed.lookups IS NOT NULL
+            THEN coalesce(t.lookups_orders, 0) + coalesce(t.lookups_payments, 0)
+                 + coalesce(t.lookups_reservations, 0) + coalesce(t.lookups_tracking, 0) END AS backend_lookups
 FROM attempt_totals t
 LEFT JOIN latest_scores ls USING (conversation_id, attempt)
 WHERE t.finished_lines > 0;
@@ -89,11 +104,13 @@ SELECT c.conversation_id, c.design, c.case_id, c.repetition, c.passed, m.metric,
            WHEN 'reasoningTokens' THEN c.reasoning_tokens::DOUBLE
            WHEN 'totalTokens' THEN c.total_tokens::DOUBLE
            WHEN 'elapsedMs' THEN c.elapsed_ms
+           WHEN 'backendLookups' THEN c.backend_lookups::DOUBLE
+           WHEN 'toolResultBytes' THEN c.tool_result_bytes::DOUBLE
        END AS value
 FROM conversations c
 CROSS JOIN (VALUES ('turns', 1), ('toolCalls', 2), ('inputTokens', 3), ('outputTokens', 4),
                    ('totalTokens', 5), ('elapsedMs', 6), ('uncachedInputTokens', 7),
-                   ('reasoningTokens', 8)) m(metric, ord);
+                   ('reasoningTokens', 8), ('backendLookups', 9), ('toolResultBytes', 10)) m(metric, ord);
 
 -- Claim findings (claims.jsonl) that count: this run's claim_finding lines for finished live
 -- attempts, from the checker version of the latest summary_checked line of that attempt (all
@@ -134,11 +151,12 @@ LEFT JOIN live_details r
       AND r.turn = q.turn
 WHERE q.type = 'model_request';
 
--- Tool calls joined to their results by call id (within the same conversation attempt and turn).
+-- Tool calls joined to their results by call id (within the same conversation attempt and turn), with
+-- the backend lookups the server reported for each (NULL where it reported none).
 CREATE OR REPLACE VIEW tool_calls AS
 SELECT c.conversationId AS conversation_id, c.attempt, c.turn, c.seq AS call_seq, c.callId AS call_id,
        c.name, c.arguments, r.seq AS result_seq, r.text AS result_text, r.isError AS is_error,
-       r.errorKind AS error_kind, r.bytes, r.latencyMs AS latency_ms
+       r.errorKind AS error_kind, r.bytes, r.latencyMs AS latency_ms, r.lookups
 FROM live_details c
 LEFT JOIN live_details r
        ON r.type = 'tool_result' AND r.conversationId = c.conversationId AND r.attempt = c.attempt

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mcp.server import MCPServer
+from mcp.types import CallToolResult
 
 from recorder.dataset import Records
 from recorder.lookups import Lookups
@@ -19,7 +20,7 @@ def build_focused_server(records: Records) -> MCPServer:
         instructions="Order support context: one call returns an order with every record it links to.",
     )
 
-    def get_order_support_context(orderId: OrderIdParam) -> str:
+    def get_order_support_context(orderId: OrderIdParam) -> CallToolResult:
         """Get everything needed to answer a question about one order, in one call: the order
         (status, promised delivery date, items), its payment, every warehouse reservation and every
         carrier shipment it links to. Order status may lag carrier updates: an available carrier
@@ -27,7 +28,7 @@ def build_focused_server(records: Records) -> MCPServer:
         up; a linked record that does not exist appears as {"<idField>": ..., "availability":
         "not_found"}. A restock date is not a delivery date. Returns
         {order, payment, reservations[], tracking[]} as JSON."""
-        return answer(lookups.support_context, orderId)
+        return answer("get_order_support_context", lookups.support_context, orderId)
 
     tool(server, get_order_support_context)
     return server

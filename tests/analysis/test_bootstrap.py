@@ -18,7 +18,8 @@ def resampled_medians(differences: list[float], resamples: int, seed: int = 11) 
     con.execute("CREATE TABLE run_manifest AS SELECT ['a', 'b'] AS designs")
     con.execute("CREATE TABLE conversations (design VARCHAR, case_id VARCHAR, repetition INT, turns DOUBLE, "
                 "tool_calls INT, input_tokens INT, uncached_input_tokens INT, output_tokens INT, "
-                "reasoning_tokens INT, total_tokens INT, elapsed_ms DOUBLE, "
+                "reasoning_tokens INT, total_tokens INT, elapsed_ms DOUBLE, backend_lookups INT, "
+                "tool_result_bytes INT, "
                 "passed BOOLEAN DEFAULT true)")  # both right: the pairs a saving is computed over
     for index, difference in enumerate(differences):
         con.execute("INSERT INTO conversations (design, case_id, repetition, turns) VALUES "

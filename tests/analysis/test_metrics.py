@@ -100,8 +100,10 @@ def test_paired_rows_put_both_designs_side_by_side(hand_summary):
     assert list(rows) == [("A", 1), ("A", 2), ("B", 1), ("B", 2)]
     b1 = rows[("B", 1)]
     assert b1.passed == {G: False, F: True}
-    assert b1.values[G] == {"turns": 4, "toolCalls": 5, "inputTokens": 1000, "uncachedInputTokens": None,
-                            "outputTokens": 40, "reasoningTokens": None, "totalTokens": 1040, "elapsedMs": 50.0}
+    # built like a run recorded before the servers reported lookups: not recorded (None), never 0
+    assert b1.values[G] == {"turns": 4, "toolCalls": 5, "backendLookups": None, "toolResultBytes": 10,
+                            "inputTokens": 1000, "uncachedInputTokens": None, "outputTokens": 40,
+                            "reasoningTokens": None, "totalTokens": 1040, "elapsedMs": 50.0}
 
 
 def test_pass_hat_k_of_the_hand_run(hand_summary):

@@ -24,6 +24,11 @@ def test_check_passes_on_the_default_dataset(tmp_path):
     assert len(by_order) == 7 and all(o["matched"] for o in by_order.values())
     assert by_order["ORD-1004"]["interactions"] == {"granular": 5, "focused": 1}
     assert by_order["ORD-1001"]["interactions"] == {"granular": 6, "focused": 1}
+    # gathering everything reads the same records either way; RSV-1007-B was looked for and not found
+    everything = {"orders": 1, "payments": 1, "reservations": 2, "tracking": 2, "notFound": 0}
+    assert by_order["ORD-1001"]["lookups"] == {"granular": everything, "focused": everything}
+    missing = {"orders": 1, "payments": 1, "reservations": 2, "tracking": 1, "notFound": 1}
+    assert by_order["ORD-1007"]["lookups"] == {"granular": missing, "focused": missing}
     for order in by_order.values():
         assert order["bytes"]["granular"] > 0 and order["bytes"]["focused"] > 0
     labels = {(e["design"], e["label"]) for e in report["edgeCases"]}
@@ -31,6 +36,8 @@ def test_check_passes_on_the_default_dataset(tmp_path):
     assert all(e["ok"] for e in report["edgeCases"])
     assert report["leakedExpectations"] == [] and report["ruleMismatches"] == []
     assert "PASS" in done.stdout and "ORD-1004" in done.stdout
+    assert "lookups g/f" in done.stdout
+    assert next(line for line in done.stdout.splitlines() if line.startswith("ORD-1001")).split()[-1] == "6/6"
 
 
 def test_check_passes_on_a_dataset_with_other_ids_and_skus(tmp_path, make_dataset):
@@ -78,6 +85,8 @@ def test_check_catches_a_focused_server_that_drops_a_record(tmp_path):
     unmatched = [o for o in report["orders"] if not o["matched"]]
     assert [o["orderId"] for o in unmatched] == ["ORD-1005"]
     assert "$.tracking: 1 items in granular, 0 in focused" in unmatched[0]["differences"]
+    # a server that does not report its lookups: not recorded, never 0
+    assert unmatched[0]["lookups"]["focused"] is None and unmatched[0]["lookups"]["granular"]["tracking"] == 1
 
 
 def test_check_catches_a_changed_value(tmp_path):

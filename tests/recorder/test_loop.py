@@ -61,6 +61,8 @@ def test_a_well_behaved_model_is_answered_and_scored(tmp_path):
     assert done["status"] == "answered" and done["score"]["passed"] is True
     assert done["claimed"] == {"turns": 2, "toolCalls": 1, "inputTokens": 200, "outputTokens": 20,
                                "cachedTokens": None, "reasoningTokens": None,
+                               "lookups": {"orders": 1, "payments": 0, "reservations": 0, "tracking": 0,
+                                           "notFound": 0},
                                "elapsedMs": done["claimed"]["elapsedMs"], "elapsedExact": True}
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert [e["type"] for e in events] == ["conversation_started", "model_request", "model_response", "tool_call",

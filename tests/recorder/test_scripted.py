@@ -119,29 +119,30 @@ RENAMED_TOOLS = textwrap.dedent('''
     from mcp.server import MCPServer
     from recorder.dataset import load_records
     from recorder.lookups import Lookups
+    from mcp.types import CallToolResult
     from recorder.servers._common import answer
     lookups = Lookups(load_records())
     server = MCPServer(name="other-names")
 
     @server.tool(structured_output=False)
-    def lookup_purchase(orderId: str) -> str:
+    def lookup_purchase(orderId: str) -> CallToolResult:
         """A purchase."""
-        return answer(lookups.order, orderId)
+        return answer("lookup_purchase", lookups.order, orderId)
 
     @server.tool(structured_output=False)
-    def charge_status(paymentId: str) -> str:
+    def charge_status(paymentId: str) -> CallToolResult:
         """A charge."""
-        return answer(lookups.payment, paymentId)
+        return answer("charge_status", lookups.payment, paymentId)
 
     @server.tool(structured_output=False)
-    def stock_hold(reservationId: str) -> str:
+    def stock_hold(reservationId: str) -> CallToolResult:
         """A hold."""
-        return answer(lookups.reservation, reservationId)
+        return answer("stock_hold", lookups.reservation, reservationId)
 
     @server.tool(structured_output=False)
-    def parcel(trackingId: str) -> str:
+    def parcel(trackingId: str) -> CallToolResult:
         """A parcel."""
-        return answer(lookups.tracking, trackingId)
+        return answer("parcel", lookups.tracking, trackingId)
 
     server.run("stdio")
 ''')

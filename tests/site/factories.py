@@ -256,7 +256,8 @@ def _stat(values: list[float | None]) -> Stat:
     return Stat(float(statistics.median(present)), float(min(present)), float(max(present)), len(present))
 
 
-_METRIC_ATTR = {"turns": "turns", "toolCalls": "tool_calls", "inputTokens": "input_tokens",
+_METRIC_ATTR = {"turns": "turns", "toolCalls": "tool_calls", "backendLookups": "backend_lookups",
+                "toolResultBytes": "tool_result_bytes", "inputTokens": "input_tokens",
                 "uncachedInputTokens": "uncached_input_tokens", "outputTokens": "output_tokens",
                 "reasoningTokens": "reasoning_tokens", "totalTokens": "total_tokens", "elapsedMs": "elapsed_ms"}
 

@@ -57,11 +57,12 @@ def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) ->
     first, second = design_order()
     initials = f"{first[0]}/{second[0]}"
     click.echo(f"{'order':<12}{'matched':<9}{'bytes ' + initials:>14}{'calls ' + initials:>11}"
-               f"   ({first}/{second})")
+               f"{'lookups ' + initials:>13}   ({first}/{second})")
     for order in report.orders:
         click.echo(f"{order.orderId:<12}{'yes' if order.matched else 'NO':<9}"
                    f"{order.bytes[first]:>7}/{order.bytes[second]:<6}"
-                   f"{order.interactions[first]:>5}/{order.interactions[second]:<5}")
+                   f"{order.interactions[first]:>5}/{order.interactions[second]:<5}"
+                   f"{_reads(order.lookups.get(first)):>6}/{_reads(order.lookups.get(second)):<6}")
         for difference in order.differences[:10]:
             click.echo(f"    differs at {difference}")
     refused = sum(e.ok for e in report.edgeCases)
@@ -75,3 +76,8 @@ def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) ->
     click.echo(f"{'PASS' if report.passed else 'FAIL'}: wrote {out}")
     if not report.passed:
         sys.exit(1)
+
+
+def _reads(lookups: dict[str, int] | None) -> str:
+    """The backend reads of one order's gathering, or a dash when the server reported none."""
+    return "–" if lookups is None else str(sum(v for k, v in lookups.items() if k != "notFound"))

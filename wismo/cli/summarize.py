@@ -13,7 +13,7 @@ from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
 from analysis.headline import HEADLINE_METRIC, headline
 from analysis.labels import METRIC_LABELS
-from analysis.model import FIELDS, METRICS, RunSummary
+from analysis.model import BACKENDS, FIELDS, METRICS, RunSummary
 from analysis.money_words import money_json
 from analysis.summary_json import summary_to_json
 from wismo.cli._money import money_lines, pricing, pricing_options
@@ -28,7 +28,7 @@ def _label(metric: str) -> str:
 
 
 def _decimals(metric: str) -> int:
-    return 1 if metric in ("turns", "toolCalls", "elapsedMs") else 0
+    return 1 if metric in ("turns", "toolCalls", "backendLookups", "elapsedMs") else 0
 
 
 def _shown_ks(repetitions: int) -> list[int]:
@@ -124,9 +124,10 @@ def _extras(summary: RunSummary, width: int | None) -> list[str]:
         designs = in_design_order(run.designs, {d for order in summary.deterministic for d in order.bytes})
         lines.append(f"deterministic comparison ({'passed' if summary.deterministic_passed else 'FAILED'}), "
                      f"over {len(summary.deterministic)} orders:")
-        lines += table(["design", "result bytes", "MCP interactions"],
+        lines += table(["design", "result bytes", "MCP interactions", "backend lookups"],
                        [[d, cell(sum(o.bytes.get(d, 0) for o in summary.deterministic)),
-                         cell(sum(o.interactions.get(d, 0) for o in summary.deterministic))] for d in designs],
+                         cell(sum(o.interactions.get(d, 0) for o in summary.deterministic)),
+                         cell(_total([o.lookups.get(d) for o in summary.deterministic]))] for d in designs],
                        width=width)
     return lines
 
@@ -151,6 +152,7 @@ def summary_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
     if summary.designs:
         lines += table(["pass % per field", *asked, "statuses"], field_rows, width=width)
         lines.append("")
+    lines += lookup_lines(summary, width)
     lines += [*headline_lines(summary, width), ""]
     if summary.comparisons:
         lines += [*_comparison_table(summary, width), ""]
@@ -161,6 +163,24 @@ def summary_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
             lines += wrap(line, width, first=GAP, rest=GAP * 2)
         lines.append("")
     return lines + _extras(summary, width)
+
+
+def _total(values: list[int | None]) -> int | None:
+    """The sum, or None (not recorded) when any value is missing: a partial sum would pass for the whole."""
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def lookup_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
+    """Backend reads per backend and design, added up over the conversations; one line when not recorded."""
+    if not any(d.recorded for d in summary.lookups):
+        return [*wrap("backend lookups: not recorded (the run predates the servers reporting them in `_meta`)",
+                      width), ""]
+    position = {design: index for index, design in enumerate(summary.run.designs)}
+    ordered = sorted(summary.lookups, key=lambda d: position.get(d.design, len(position)))
+    rows = [[d.design, cell(d.recorded), *(cell(d.per_backend.get(b)) for b in BACKENDS), cell(d.not_found),
+             cell(d.total), cell(d.tool_result_bytes)] for d in ordered]
+    return [*table(["backend lookups (sum)", "convs", *BACKENDS, "not found", "total", "result bytes"], rows,
+                   width=width), ""]
 
 
 @click.command("summarize")

@@ -29,7 +29,8 @@ EVENT_BODIES: tuple[type[BaseModel], ...] = (
     events.ToolCallMade, events.ToolResultReceived, events.ConversationFinished, events.AttemptSuperseded,
     events.RunResumed, events.RunFinished)
 DERIVED_BODIES: tuple[type[BaseModel], ...] = (events.ScoreRecorded, events.SummaryChecked, events.ClaimFound)
-PARTS: tuple[type[BaseModel], ...] = (events.Usage, events.ResponseError, events.Score, events.Claimed)
+PARTS: tuple[type[BaseModel], ...] = (events.Usage, events.ResponseError, events.Score, events.Claimed,
+                                      events.BackendLookups)
 
 
 def type_name(annotation: Any) -> str:

@@ -71,6 +71,16 @@ class Score(_Model):
     passed: bool = _doc("every asked field matched")
 
 
+class BackendLookups(_Model):
+    """Backend work behind tool calls, from each result's `_meta` (`wismo/lookups`): reads per backend, found or not."""
+
+    orders: int = _doc("reads of the orders backend", ge=0)
+    payments: int = _doc("reads of the payments backend", ge=0)
+    reservations: int = _doc("reads of the warehouse reservations backend", ge=0)
+    tracking: int = _doc("reads of the carrier tracking backend", ge=0)
+    notFound: int = _doc("of those reads, how many found no record", ge=0)
+
+
 class Claimed(_Model):
     """The counters the runner claims for a conversation; `wismo validate` re-adds them from the lines."""
 
@@ -81,6 +91,10 @@ class Claimed(_Model):
     cachedTokens: int | None = _doc("sum of the responses' cachedTokens")
     reasoningTokens: int | None = _doc("sum of the responses' reasoningTokens", default=None)
     elapsedMs: float = _doc("monotonic time from conversation_started to conversation_finished")
+    lookups: BackendLookups | None = _doc(
+        "the tool results' lookups added up (zero when no tool was called); null in runs recorded before the "
+        "servers reported them, or when a result the server answered without error reported none",
+        default=None)
     elapsedExact: bool = _doc("true when elapsedMs is exactly the difference of the two lines' `ts` (both "
                               "stamped from the readings it is computed from; `wismo validate` holds it to the "
                               "microsecond); false in runs recorded before, held within 5 ms + 1 %", default=False)
@@ -212,6 +226,10 @@ class ToolResultReceived(_Model):
                                            "cancelled at the deadline")
     bytes: int = _doc("UTF-8 bytes of text")
     latencyMs: float = _doc("from sending tools/call to its result")
+    lookups: BackendLookups | None = _doc(
+        "the backend reads the server did for this call (its result's `_meta`, which the model never sees); "
+        "null in runs recorded before the servers reported them, and for a result without them (a call the "
+        "server refused before its tool ran, one that never reached the server)", default=None)
 
 
 class ConversationFinished(_Model):

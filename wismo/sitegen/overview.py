@@ -39,7 +39,11 @@ from wismo.sitegen.verdicts import not_justified
 
 METRIC_NOTES = {"uncachedInputTokens": "input minus cached: what is left to pay in full; – where no cached count "
                                       "was reported",
-                "reasoningTokens": "part of the output; – where none was reported"}
+                "reasoningTokens": "part of the output; – where none was reported",
+                "backendLookups": "records the servers read (orders, payments, reservations, tracking), from each "
+                                  "tool result's _meta; – where not recorded: runs recorded before the servers "
+                                  "reported them",
+                "toolResultBytes": "bytes of the tool results the model read"}
 
 
 def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
