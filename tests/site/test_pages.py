@@ -64,8 +64,10 @@ def test_headline_table_formats_the_summary_figures():
 
 def test_overview_cases_count_passes_per_run_and_design():
     page = build_overview(data_for(factories.two_run_site()), None)
-    assert page.case_columns == [("granular", "scripted-policy-v1"), ("focused", "scripted-policy-v1"),
-                                 ("granular", "gpt-5-mini-2025-08-07"), ("focused", "gpt-5-mini-2025-08-07")]
+    # Each run is named by its model and what differs from the other run (tests/site/test_run_names.py).
+    offline = "scripted-policy-v1 · scripted, not a language model · 3 repetitions"
+    model = "gpt-5-mini-2025-08-07 · OpenAI Responses API · 2 repetitions"
+    assert page.case_columns == [("granular", offline), ("focused", offline), ("granular", model), ("focused", model)]
     rows = {row.case_id: row for row in page.cases}
     assert rows["tracking-unavailable"].passes == ["2/3", "3/3", "2/2", "2/2"]
     assert rows["payment-declined"].passes == ["3/3", "2/3", "2/2", "2/2"]
@@ -137,9 +139,10 @@ def test_case_page_shows_a_conversation_without_summary_by_status():
 
 def test_case_page_puts_several_runs_side_by_side():
     page = build_case_pages(data_for(factories.two_run_site()))[0]
+    offline = "scripted-policy-v1 · scripted, not a language model · 3 repetitions"
+    model = "gpt-5-mini-2025-08-07 · OpenAI Responses API · 2 repetitions"
     assert [(c.design, c.model) for c in page.columns] == [
-        ("granular", "scripted-policy-v1"), ("focused", "scripted-policy-v1"),
-        ("granular", "gpt-5-mini-2025-08-07"), ("focused", "gpt-5-mini-2025-08-07")]
+        ("granular", offline), ("focused", offline), ("granular", model), ("focused", model)]
     model_granular = page.columns[2]
     assert [g.count for g in model_granular.groups] == [1, 1]  # r2 wrote a different summary
 

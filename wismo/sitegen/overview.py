@@ -19,6 +19,7 @@ from analysis.model import (
     RunSummary,
 )
 from wismo.sitegen import charts, fmt
+from wismo.sitegen.answer import build_answers
 from wismo.sitegen.context import SiteData, case_url, review_counts
 from wismo.sitegen.pages import (
     CaseListPage,
@@ -265,4 +266,4 @@ def build_overview(data: SiteData, review_import: ReviewImport | None) -> Overvi
         cases=cases[:OVERVIEW_CASES], designs=_design_tools(data),
         instructions=_grouped([(v.run.run_id, v.run.instructions) for v in data.validations]),
         reviews=review_import, model_table=model_table(data), case_total=len(cases),
-        not_justified=listed, not_justified_total=total)
+        not_justified=listed, not_justified_total=total, answers=build_answers(data))
