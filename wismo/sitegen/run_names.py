@@ -86,16 +86,17 @@ def run_names(runs: Sequence[RunInfo]) -> dict[str, RunName]:
         rest = tuple(words(run) for fact, words in varying if fact != "provider")
         names[run.run_id] = RunName(" · ".join((run.model, _provider(run), *rest)),
                                     " · ".join((run.model, *differs)), differs)
-    # Runs that differ in nothing above (same day, same settings) are told apart by their start time, then ID.
+    # Runs that differ in nothing above (same day, same settings) are told apart by their start time, then ID;
+    # a tiebreak that is the same for every run of a clash tells nothing and is left out.
     for tiebreak in (_started, lambda run: f"run {run.run_id}"):
-        labels = [name.label for name in names.values()]
-        clashes = {label for label in labels if labels.count(label) > 1}
-        if not clashes:
-            break
+        clashes: dict[str, list[RunInfo]] = {}
         for run in runs:
-            name = names[run.run_id]
-            if name.label in clashes:
-                extra = tiebreak(run)
+            clashes.setdefault(names[run.run_id].label, []).append(run)
+        for clash in clashes.values():
+            if len(clash) < 2 or len({tiebreak(run) for run in clash}) < 2:
+                continue
+            for run in clash:
+                name, extra = names[run.run_id], tiebreak(run)
                 names[run.run_id] = RunName(f"{name.label} · {extra}", f"{name.short} · {extra}",
                                             (*name.differs, extra))
     return names
