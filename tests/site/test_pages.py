@@ -341,7 +341,7 @@ def test_check_report_puts_failing_checks_first_with_their_rows():
     broken = next(r for r in report.runs if r.card.run_id == "broken-run")
     assert not broken.passed
     first = broken.checks[0]
-    assert first.name == "claimed_counters_match_traces" and first.status == "fail: 1 offending rows"
+    assert first.name == "claimed_counters_match_traces" and first.status == "fail: 1 offending row"
     assert [[c.text for c in row] for row in first.rows] == [["carrier-delay.focused.r1", "2411", "2390"]]
     assert first.rows[0][0].url == "conversations/broken-run/carrier-delay.focused.r1.html"
     assert first.rows[0][1].url is None

@@ -478,6 +478,7 @@ class CheckRow:
     rows: list[list[Cell]]
     row_count: int
     truncated_note: str
+    meaning: str = ""  # what would be wrong with the figures if it failed, in the reader's terms
 
 
 @dataclass(frozen=True)
