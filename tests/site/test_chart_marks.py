@@ -100,3 +100,10 @@ def test_the_size_legend_says_what_size_means_and_goes_when_sizes_are_all_alike(
     assert not any("size" in t or "conversations" in t for t in texts(alike))
     varied = str(charts.distribution("t", "T", "tokens", {"g": [1, 1, 1, 2], "f": [4, 5]}, {}, "").svg)
     assert "dot size: conversations with that value" in texts(varied)
+
+
+def test_dots_all_of_one_size_say_how_many_conversations_each_stands_for():
+    threes = str(charts.distribution("t", "T", "tokens", {"g": [1, 1, 1, 2, 2, 2], "f": [4, 4, 4]}, {}, "").svg)
+    assert "each dot: 3 conversations with that value" in texts(threes)
+    ones = str(charts.distribution("t", "T", "tokens", {"g": [1, 2], "f": [4]}, {}, "").svg)
+    assert not any("each dot" in t for t in texts(ones))

@@ -118,8 +118,12 @@ def distribution(chart_id: str, title: str, axis_title: str, values: Mapping[str
                                                                   aria=False).encode(
             x=alt.X("median:Q"), y=alt.Y("row:N", sort=rows))
         layers = [dots, ticks, crosses] if failures else [dots, ticks]
+        # Dots all of one size stand for the same number of conversations each: say it when that is not one.
+        [alike] = sizes if len(sizes) == 1 else [1]
+        heading = alt.TitleParams(title, subtitle=f"each dot: {alike} conversations with that value",
+                                  subtitleFontSize=11, subtitleColor="#444") if alike > 1 else title
         chart = alt.layer(*layers).resolve_legend(size="independent", shape="independent") \
-            .properties(title=title, width=560, height=height)
+            .properties(title=heading, width=560, height=height)
     else:
         # Too many values for a mark each: a histogram per row, failed conversations as an outlined stack on top.
         data = [{"row": row, "value": v, "result": "failed" if bad else "passed"}
