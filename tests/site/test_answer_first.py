@@ -170,3 +170,12 @@ def test_jump_links_reach_each_run_and_come_back(build, open_page):
     page.wait_for_function("location.hash === '#run-sample-offline'")
     assert 0 <= in_viewport(page, "#run-sample-offline")["y"] < 200
     watch.assert_clean()
+
+
+def test_findings_without_a_checked_total_are_still_findings():
+    site = factories.two_run_site()
+    answers = build_answers(data_for(site))
+    model = answers[1]
+    [warning] = [w for w in model.warnings if "claim" in w.text]
+    assert warning.text == "The claim check flagged 1 summary (granular 1, focused 0)."
+    assert warning.url == "#findings-20261130T101500Z-openai-gpt-5-mini"

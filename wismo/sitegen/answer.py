@@ -67,15 +67,19 @@ def _failures(summary: RunSummary) -> str | None:
 
 
 def _claims(summary: RunSummary, designs: list[str]) -> str:
-    checked = {d: summary.claim_findings.get(d, {}) for d in designs}
-    if not any("checked" in counts for counts in checked.values()):
+    counts = {d: summary.claim_findings.get(d, {}) for d in designs}
+    if not any(counts.values()):
         return "The summaries were not claim-checked: nothing here says whether they match the evidence."
-    flagged = {d: counts.get("any", 0) for d, counts in checked.items()}
-    total = sum(counts.get("checked", 0) for counts in checked.values())
-    if not sum(flagged.values()):
-        return f"The claim check flagged none of the {_plural(total, 'summary', 'summaries')}."
-    return (f"The claim check flagged {sum(flagged.values()):,} of {_plural(total, 'summary', 'summaries')} "
-            f"({_by_design(flagged)}).")
+    # Summaries with any finding; an older summary without that total counts at least its commonest kind.
+    flagged = {d: c.get("any", max((n for k, n in c.items() if k != "checked"), default=0))
+               for d, c in counts.items()}
+    checked = sum(c.get("checked", 0) for c in counts.values())
+    total = sum(flagged.values())
+    if not total:
+        return f"The claim check flagged none of the {_plural(checked, 'summary', 'summaries')}."
+    what = (f"{total:,} of {_plural(checked, 'summary', 'summaries')}" if checked
+            else _plural(total, "summary", "summaries"))
+    return f"The claim check flagged {what} ({_by_design(flagged)})."
 
 
 def warnings(data: SiteData, run_id: str) -> list[AnswerWarning]:
@@ -100,7 +104,8 @@ def warnings(data: SiteData, run_id: str) -> list[AnswerWarning]:
         total = sum(rejected.values())
         text = (f"{_plural(total, 'summary', 'summaries')} reviewed as not justified ({_by_design(rejected)}), "
                 f"of {reviewed:,} reviewed." if total else
-                f"No summary reviewed as not justified ({reviewed:,} reviewed).")
+                f"No summary reviewed as not justified ({reviewed:,} reviewed)." if reviewed else
+                "None of its summaries has been reviewed yet.")
         found.append(AnswerWarning(text, "review.html#" + urlencode({"run": run_id, "status": "not_justified"})))
     return found
 
