@@ -90,3 +90,10 @@ def test_a_start_time_shared_by_twins_is_not_printed():
     twins = run_names([factories.run_info("run-a"), factories.run_info("run-b")])
     assert "started" not in twins["run-a"].label
     assert twins["run-a"].differs == ("run run-a",)
+
+
+def test_a_run_not_shown_does_not_lengthen_the_names_of_the_runs_shown():
+    data = data_for(factories.with_failing_run(factories.two_run_site()))
+    assert data.cards["sample-offline"].label == "scripted-policy-v1 · scripted, not a language model · 3 repetitions"
+    # The failed twin is told apart from everything on the site, the run it copies included.
+    assert data.cards["broken-run"].label.endswith("run broken-run")

@@ -116,8 +116,10 @@ class SiteData:
                 data.cards[run_id] = replace(card, faults=fault_badge(summary_by_id[run_id]))
             else:
                 data.invalid_ids.append(run_id)
-        # Named once over every run on the site, so each page tells apart runs that share a model.
-        for run_id, name in run_names([v.run for v in validations]).items():
+        # Named once, so each page tells apart runs that share a model: the runs shown with figures (side by
+        # side in every table) among themselves; a run not shown by what tells it from all the others.
+        shown = run_names([v.run for v in validations if v.run.run_id in data.summaries])
+        for run_id, name in {**run_names([v.run for v in validations]), **shown}.items():
             data.cards[run_id] = replace(data.cards[run_id], label=name.label, short=name.short, differs=name.differs)
         for run_id in data.valid_ids:
             info = data.summaries[run_id].run
