@@ -79,7 +79,8 @@ def test_overview_has_three_charts_and_the_deterministic_table():
     assert [c.title for c in run.charts] == ["Total tokens per conversation", "Elapsed time per conversation",
                                              "Turns (model requests) per conversation"]
     assert "granular: median" in run.charts[0].alt_text
-    assert run.charts[2].alt_text == "granular: 21 conversations with 3 turns; focused: 21 conversations with 2 turns."
+    assert run.charts[2].alt_text == ("granular: 21 conversations with 3 turns (1 failed, marked); "
+                                      "focused: 21 conversations with 2 turns (1 failed, marked).")
     assert run.deterministic[0].order_id == "ORD-1001" and run.deterministic[0].interactions == ["6", "1"]
     assert run.deterministic_status == "Both designs returned the same evidence for all 7 orders."
 
