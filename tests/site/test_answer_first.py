@@ -179,3 +179,15 @@ def test_findings_without_a_checked_total_are_still_findings():
     [warning] = [w for w in model.warnings if "claim" in w.text]
     assert warning.text == "The claim check flagged 1 summary (granular 1, focused 0)."
     assert warning.url == "#findings-20261130T101500Z-openai-gpt-5-mini"
+
+
+@pytest.mark.browser
+def test_the_answer_fits_a_phone_without_sideways_scrolling(build, open_page):
+    watch = open_page(viewport=(390, 844))
+    watch.page.goto((build(factories.two_run_site()) / "index.html").resolve().as_uri())
+    boxes = watch.page.evaluate("Array.from(document.querySelectorAll('.answer, .answer-run, .answer-run *'))"
+                                ".map(e => [e.tagName, e.getBoundingClientRect().right, e.scrollWidth, e.clientWidth])")
+    assert len(boxes) > 10
+    assert [b for b in boxes if b[1] > 390] == []
+    assert [b for b in boxes[:3] if b[2] > b[3]] == []
+    watch.assert_clean()
