@@ -7,6 +7,9 @@ import re
 import xml.etree.ElementTree as ET
 from itertools import pairwise
 
+import pytest
+
+from tests.site import factories
 from wismo.sitegen import charts
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -107,3 +110,25 @@ def test_dots_all_of_one_size_say_how_many_conversations_each_stands_for():
     assert "each dot: 3 conversations with that value" in texts(threes)
     ones = str(charts.distribution("t", "T", "tokens", {"g": [1, 2], "f": [4]}, {}, "").svg)
     assert not any("each dot" in t for t in texts(ones))
+
+
+COLLISIONS = """() => Array.from(document.querySelectorAll('svg[data-chart]')).flatMap(svg => {
+  const boxes = Array.from(svg.querySelectorAll('text'))
+    .filter(t => t.getAttribute('opacity') !== '0' && t.textContent.trim())
+    .map(t => [t.textContent, t.getBoundingClientRect()]);
+  const hits = [];
+  boxes.forEach(([a, p], i) => boxes.slice(i + 1).forEach(([b, q]) => {
+    if (p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1)
+      hits.push(svg.dataset.chart + ': ' + a + ' / ' + b);
+  }));
+  return hits;
+})"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("site", [factories.two_run_site, lambda: factories.large_site(1_400)])
+def test_no_two_texts_of_a_chart_overlap_in_the_browser(build, open_page, site):
+    watch = open_page(viewport=(1440, 900))
+    watch.page.goto((build(site()) / "index.html").resolve().as_uri())
+    assert watch.page.locator("svg[data-chart] text").count() > 20
+    assert watch.page.evaluate(COLLISIONS) == []

@@ -33,7 +33,7 @@ _UNSAFE_SVG = re.compile(r"<\s*(script|foreignObject|iframe|object|embed)\b"  # 
 
 def _config(chart: AnyChart) -> AnyChart:
     return chart.configure(font=FONT, background="white").configure_view(stroke=None) \
-        .configure_axis(labelFontSize=12, titleFontSize=12, labelLimit=260) \
+        .configure_axis(labelFontSize=12, titleFontSize=12, labelLimit=260).configure_facet(spacing=24) \
         .configure_title(fontSize=14, anchor="start", offset=10)
 
 
@@ -77,7 +77,8 @@ def _results(values: Mapping[str, Sequence[float | None]],
 
 def _failed_legend() -> alt.Shape:
     return alt.Shape("result:N", title=None, scale=alt.Scale(domain=[FAILED], range=[CROSS]),
-                     legend=alt.Legend(orient="bottom", symbolStrokeWidth=2.5, symbolStrokeColor="#111"))
+                     # Above the plot: below it, the size legend's title would run into it.
+                     legend=alt.Legend(orient="top", symbolStrokeWidth=2.5, symbolStrokeColor="#111"))
 
 
 def distribution(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequence[float | None]],
@@ -131,7 +132,7 @@ def distribution(chart_id: str, title: str, axis_title: str, values: Mapping[str
         any_failed = any(d["result"] == "failed" for d in data)
         chart = alt.Chart(alt.Data(values=data)).mark_bar(aria=False, strokeWidth=1.5).encode(
             x=alt.X("value:Q", bin=alt.Bin(maxbins=40), title=axis_title, axis=x_axis),
-            y=alt.Y("count():Q", title="conversations", axis=alt.Axis(tickCount=4, format="d")),
+            y=alt.Y("count():Q", title="conversations", axis=alt.Axis(tickCount=4, format="d", labelFlush=True)),
             color=alt.Color("row:N", scale=_colour_scale(rows), legend=None),
             **(_failed_bars() if any_failed else {}),
             # The design's name above its histogram, where it cannot run into the y axis title.
