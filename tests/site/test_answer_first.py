@@ -191,3 +191,12 @@ def test_the_answer_fits_a_phone_without_sideways_scrolling(build, open_page):
     assert [b for b in boxes if b[1] > 390] == []
     assert [b for b in boxes[:3] if b[2] > b[3]] == []
     watch.assert_clean()
+
+
+def test_an_all_clear_is_not_shown_as_a_warning():
+    site = factories.offline_site()
+    claims = {"granular": {"checked": 21, "any": 0}, "focused": {"checked": 21, "any": 0}}
+    site["summaries"] = [replace(site["summaries"][0], claim_findings=claims)]
+    [clear] = [w for w in answer_of(site).warnings if "claim" in w.text]
+    assert clear.text == "The claim check flagged none of the 42 summaries." and clear.ok
+    assert not any(w.ok for w in answer_of(factories.offline_site()).warnings)

@@ -66,20 +66,21 @@ def _failures(summary: RunSummary) -> str | None:
     return f"{_plural(total, 'conversation')} failed: {', '.join(per_design)}."
 
 
-def _claims(summary: RunSummary, designs: list[str]) -> str:
+def _claims(summary: RunSummary, designs: list[str]) -> tuple[str, bool]:
+    """What the claim check flagged, and whether that is an all-clear."""
     counts = {d: summary.claim_findings.get(d, {}) for d in designs}
     if not any(counts.values()):
-        return "The summaries were not claim-checked: nothing here says whether they match the evidence."
+        return "The summaries were not claim-checked: nothing here says whether they match the evidence.", False
     # Summaries with any finding; an older summary without that total counts at least its commonest kind.
     flagged = {d: c.get("any", max((n for k, n in c.items() if k != "checked"), default=0))
                for d, c in counts.items()}
     checked = sum(c.get("checked", 0) for c in counts.values())
     total = sum(flagged.values())
     if not total:
-        return f"The claim check flagged none of the {_plural(checked, 'summary', 'summaries')}."
+        return f"The claim check flagged none of the {_plural(checked, 'summary', 'summaries')}.", True
     what = (f"{total:,} of {_plural(checked, 'summary', 'summaries')}" if checked
             else _plural(total, "summary", "summaries"))
-    return f"The claim check flagged {what} ({_by_design(flagged)})."
+    return f"The claim check flagged {what} ({_by_design(flagged)}).", False
 
 
 def warnings(data: SiteData, run_id: str) -> list[AnswerWarning]:
@@ -96,7 +97,8 @@ def warnings(data: SiteData, run_id: str) -> list[AnswerWarning]:
         found.append(AnswerWarning(failures, section))
     # The findings table (and its anchor) exists only when some kind was counted.
     tabled = any(kind != "checked" for counts in summary.claim_findings.values() for kind in counts)
-    found.append(AnswerWarning(_claims(summary, designs), f"#findings-{card.slug}" if tabled else section))
+    claims, clear = _claims(summary, designs)
+    found.append(AnswerWarning(claims, f"#findings-{card.slug}" if tabled else section, clear))
     counts = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]
     if counts:
         rejected = {c.design: c.not_justified for c in counts}
@@ -106,7 +108,8 @@ def warnings(data: SiteData, run_id: str) -> list[AnswerWarning]:
                 f"of {reviewed:,} reviewed." if total else
                 f"No summary reviewed as not justified ({reviewed:,} reviewed)." if reviewed else
                 "None of its summaries has been reviewed yet.")
-        found.append(AnswerWarning(text, "review.html#" + urlencode({"run": run_id, "status": "not_justified"})))
+        found.append(AnswerWarning(text, "review.html#" + urlencode({"run": run_id, "status": "not_justified"}),
+                                   ok=not total and reviewed > 0))
     return found
 
 

@@ -202,10 +202,12 @@ class OverviewRun:
 
 @dataclass(frozen=True)
 class AnswerWarning:
-    """Something a reader must know before trusting a run's answer, and where its details are."""
+    """Something a reader must know before trusting a run's answer (or that a check found nothing), and where
+    its details are."""
 
     text: str
     url: str  # relative to the site root: a section of the overview, the review page, the check report
+    ok: bool = False  # an all-clear (the claim check flagged nothing): shown with ✓, not ⚠
 
 
 @dataclass(frozen=True)
