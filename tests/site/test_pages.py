@@ -64,8 +64,10 @@ def test_headline_table_formats_the_summary_figures():
 
 def test_overview_cases_count_passes_per_run_and_design():
     page = build_overview(data_for(factories.two_run_site()), None)
-    assert page.case_columns == [("granular", "scripted-policy-v1"), ("focused", "scripted-policy-v1"),
-                                 ("granular", "gpt-5-mini-2025-08-07"), ("focused", "gpt-5-mini-2025-08-07")]
+    # Each run is named by its model and what differs from the other run (tests/site/test_run_names.py).
+    offline = "scripted-policy-v1 · scripted, not a language model · 3 repetitions"
+    model = "gpt-5-mini-2025-08-07 · OpenAI Responses API · 2 repetitions"
+    assert page.case_columns == [("granular", offline), ("focused", offline), ("granular", model), ("focused", model)]
     rows = {row.case_id: row for row in page.cases}
     assert rows["tracking-unavailable"].passes == ["2/3", "3/3", "2/2", "2/2"]
     assert rows["payment-declined"].passes == ["3/3", "2/3", "2/2", "2/2"]
@@ -77,7 +79,8 @@ def test_overview_has_three_charts_and_the_deterministic_table():
     assert [c.title for c in run.charts] == ["Total tokens per conversation", "Elapsed time per conversation",
                                              "Turns (model requests) per conversation"]
     assert "granular: median" in run.charts[0].alt_text
-    assert run.charts[2].alt_text == "granular: 21 conversations with 3 turns; focused: 21 conversations with 2 turns."
+    assert run.charts[2].alt_text == ("granular: 21 conversations with 3 turns (1 failed, marked); "
+                                      "focused: 21 conversations with 2 turns (1 failed, marked).")
     assert run.deterministic[0].order_id == "ORD-1001" and run.deterministic[0].interactions == ["6", "1"]
     assert run.deterministic_status == "Both designs returned the same evidence for all 7 orders."
 
@@ -141,9 +144,10 @@ def test_case_page_shows_a_conversation_without_summary_by_status():
 
 def test_case_page_puts_several_runs_side_by_side():
     page = build_case_pages(data_for(factories.two_run_site()))[0]
+    offline = "scripted-policy-v1 · scripted, not a language model · 3 repetitions"
+    model = "gpt-5-mini-2025-08-07 · OpenAI Responses API · 2 repetitions"
     assert [(c.design, c.model) for c in page.columns] == [
-        ("granular", "scripted-policy-v1"), ("focused", "scripted-policy-v1"),
-        ("granular", "gpt-5-mini-2025-08-07"), ("focused", "gpt-5-mini-2025-08-07")]
+        ("granular", offline), ("focused", offline), ("granular", model), ("focused", model)]
     model_granular = page.columns[2]
     assert [g.count for g in model_granular.groups] == [1, 1]  # r2 wrote a different summary
 
@@ -343,7 +347,7 @@ def test_check_report_puts_failing_checks_first_with_their_rows():
     broken = next(r for r in report.runs if r.card.run_id == "broken-run")
     assert not broken.passed
     first = broken.checks[0]
-    assert first.name == "claimed_counters_match_traces" and first.status == "fail: 1 offending rows"
+    assert first.name == "claimed_counters_match_traces" and first.status == "fail: 1 offending row"
     assert [[c.text for c in row] for row in first.rows] == [["carrier-delay.focused.r1", "2411", "2390"]]
     assert first.rows[0][0].url == "conversations/broken-run/carrier-delay.focused.r1.html"
     assert first.rows[0][1].url is None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import altair as alt
 import vl_convert
@@ -33,7 +33,7 @@ _UNSAFE_SVG = re.compile(r"<\s*(script|foreignObject|iframe|object|embed)\b"  # 
 
 def _config(chart: AnyChart) -> AnyChart:
     return chart.configure(font=FONT, background="white").configure_view(stroke=None) \
-        .configure_axis(labelFontSize=12, titleFontSize=12, labelLimit=260) \
+        .configure_axis(labelFontSize=12, titleFontSize=12, labelLimit=260).configure_facet(spacing=24) \
         .configure_title(fontSize=14, anchor="start", offset=10)
 
 
@@ -60,51 +60,125 @@ def _legend_values(sizes: set[int]) -> list[int]:
     return sorted({ordered[0], ordered[len(ordered) // 3], ordered[2 * len(ordered) // 3], ordered[-1]})
 
 
+# A failed conversation is drawn as a ×, not only in another colour: a stroked path in Vega's unit square.
+CROSS = "M-0.7,-0.7L0.7,0.7M-0.7,0.7L0.7,-0.7"
+FAILED = "failed conversation"
+# Few ticks, and labels that would touch are dropped: "5,5006,000" must never be drawn.
+def _quantitative_axis() -> alt.Axis:
+    return alt.Axis(tickCount=6, labelOverlap="greedy", labelFlush=False)
+
+
+def _results(values: Mapping[str, Sequence[float | None]],
+             failed: Mapping[str, Sequence[bool]] | None) -> dict[str, list[tuple[float | None, bool]]]:
+    """Each row's values paired with whether that conversation failed (none failed when not given)."""
+    return {row: list(zip(vs, failed.get(row, [False] * len(vs)) if failed else [False] * len(vs), strict=True))
+            for row, vs in values.items()}
+
+
+def _failed_legend() -> alt.Shape:
+    return alt.Shape("result:N", title=None, scale=alt.Scale(domain=[FAILED], range=[CROSS]),
+                     # Above the plot: below it, the size legend's title would run into it.
+                     legend=alt.Legend(orient="top", symbolStrokeWidth=2.5, symbolStrokeColor="#111"))
+
+
 def distribution(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequence[float | None]],
-                 medians: Mapping[str, float | None], alt_text: str) -> Chart:
-    """Per-conversation values by row (design): dots sized by how many share a value, a black tick at the median."""
+                 medians: Mapping[str, float | None], alt_text: str,
+                 failed: Mapping[str, Sequence[bool]] | None = None) -> Chart:
+    """Per-conversation values by row (design): a dot per value (sized by how many share it when that varies),
+    a × over each value a failed conversation had, a black tick at the median."""
     rows = list(values)
-    counted = {row: Counter(v for v in vs if v is not None) for row, vs in values.items()}
+    paired = _results(values, failed)
+    counted = {row: Counter(v for v, _ in vs if v is not None) for row, vs in paired.items()}
     points = sum(len(c) for c in counted.values())
     height = max(60, 44 * len(rows))
+    x_axis = _quantitative_axis()
     if points <= MAX_POINTS:
         data = [{"row": row, "value": value, "conversations": n}
                 for row in rows for value, n in sorted(counted[row].items())]
         sizes = {n for c in counted.values() for n in c.values()}
+        # A size scale only says something when the counts differ; then its legend says what the size means.
+        size: alt.Size | alt.SizeValue = (
+            alt.Size("conversations:Q", title="dot size: conversations with that value",
+                     scale=alt.Scale(range=[40, 400], domain=[0, max(sizes)]),
+                     legend=alt.Legend(orient="bottom", values=_legend_values(sizes), format="d",
+                                       titleLimit=400))
+            if len(sizes) > 1 else alt.SizeValue(120))
         dots = alt.Chart(alt.Data(values=data)).mark_circle(opacity=0.75, aria=False).encode(
-            x=alt.X("value:Q", title=axis_title, scale=alt.Scale(zero=True)),
+            x=alt.X("value:Q", title=axis_title, scale=alt.Scale(zero=True), axis=x_axis),
             y=alt.Y("row:N", title=None, sort=rows),
-            size=alt.Size("conversations:Q", title="conversations with that value",
-                          scale=alt.Scale(range=[40, 400], domain=[0, max(sizes or {1})]),
-                          legend=alt.Legend(orient="bottom", values=_legend_values(sizes or {1}), format="d")),
+            size=size,
             color=alt.Color("row:N", scale=_colour_scale(rows), legend=None),
         )
+        failures = sorted({(row, v) for row in rows for v, bad in paired[row] if bad and v is not None},
+                          key=lambda item: (rows.index(item[0]), item[1]))
+        crosses = alt.Chart(alt.Data(values=[{"row": row, "value": v, "result": FAILED} for row, v in failures])) \
+            .mark_point(filled=False, size=110, strokeWidth=2.5, color="#111", opacity=1, aria=False).encode(
+                x=alt.X("value:Q"), y=alt.Y("row:N", sort=rows), shape=_failed_legend())
         median_data = [{"row": row, "median": m} for row, m in medians.items() if m is not None]
         ticks = alt.Chart(alt.Data(values=median_data)).mark_tick(color="#111", thickness=2, size=30,
                                                                   aria=False).encode(
             x=alt.X("median:Q"), y=alt.Y("row:N", sort=rows))
-        chart = alt.layer(dots, ticks).properties(title=title, width=560, height=height)
+        layers = [dots, ticks, crosses] if failures else [dots, ticks]
+        # Dots all of one size stand for the same number of conversations each: say it when that is not one.
+        [alike] = sizes if len(sizes) == 1 else [1]
+        heading = alt.TitleParams(title, subtitle=f"each dot: {alike} conversations with that value",
+                                  subtitleFontSize=11, subtitleColor="#444") if alike > 1 else title
+        chart = alt.layer(*layers).resolve_legend(size="independent", shape="independent") \
+            .properties(title=heading, width=560, height=height)
     else:
-        data = [{"row": row, "value": v} for row in rows for v in values[row] if v is not None]
-        chart = alt.Chart(alt.Data(values=data)).mark_bar(aria=False).encode(
-            x=alt.X("value:Q", bin=alt.Bin(maxbins=40), title=axis_title),
-            y=alt.Y("count():Q", title="conversations"),
+        # Too many values for a mark each: a histogram per row, failed conversations as an outlined stack on top.
+        data = [{"row": row, "value": v, "result": "failed" if bad else "passed"}
+                for row in rows for v, bad in paired[row] if v is not None]
+        any_failed = any(d["result"] == "failed" for d in data)
+        chart = alt.Chart(alt.Data(values=data)).mark_bar(aria=False, strokeWidth=1.5).encode(
+            x=alt.X("value:Q", bin=alt.Bin(maxbins=40), title=axis_title, axis=x_axis),
+            y=alt.Y("count():Q", title="conversations", axis=alt.Axis(tickCount=4, format="d", labelFlush=True)),
             color=alt.Color("row:N", scale=_colour_scale(rows), legend=None),
-            row=alt.Row("row:N", title=None, sort=rows, header=alt.Header(labelAngle=0, labelAlign="left")),
-        ).properties(title=title, width=560, height=70)
+            **(_failed_bars() if any_failed else {}),
+            # The design's name above its histogram, where it cannot run into the y axis title.
+            row=alt.Row("row:N", title=None, sort=rows,
+                        header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="top", labelAnchor="start",
+                                          labelFontWeight="bold")),
+        ).properties(title=_title(title, any_failed), width=560, height=70)
     return Chart(chart_id, title, alt_text, render_svg(chart, chart_id))
 
 
-def counts(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequence[int]], alt_text: str) -> Chart:
-    """Conversations per integer value (turns), grouped bars by row (design)."""
+FAILED_TEST = "datum.result === 'failed'"
+FAILED_NOTE = "failed conversations: pale, with a dashed dark outline"
+
+
+def _failed_bars() -> dict[str, Any]:
+    """Bars of failed conversations: pale with a dashed dark outline, stacked above the passed ones."""
+    return {
+        "fillOpacity": {"condition": {"test": FAILED_TEST, "value": 0.2}, "value": 1},
+        "stroke": {"condition": {"test": FAILED_TEST, "value": "#111"}, "value": "transparent"},
+        "strokeDash": {"condition": {"test": FAILED_TEST, "value": [4, 2]}, "value": [1, 0]},
+        "order": alt.Order("result:N", sort="descending"),
+    }
+
+
+def _title(title: str, any_failed: bool) -> alt.TitleParams | str:
+    # Bars have no shape to vary, so the chart says how a failed conversation looks.
+    return alt.TitleParams(title, subtitle=FAILED_NOTE, subtitleFontSize=11, subtitleColor="#444") \
+        if any_failed else title
+
+
+def counts(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequence[int]], alt_text: str,
+           failed: Mapping[str, Sequence[bool]] | None = None) -> Chart:
+    """Conversations per integer value (turns), grouped bars by row (design); failed ones outlined on top."""
     rows = list(values)
-    data = [{"row": row, "value": value, "conversations": n}
-            for row in rows for value, n in sorted(Counter(v for v in values[row] if v is not None).items())]
-    chart = alt.Chart(alt.Data(values=data)).mark_bar(aria=False).encode(
+    paired = _results(values, failed)
+    tally = Counter((row, v, bad) for row in rows for v, bad in paired[row] if v is not None)
+    data = [{"row": row, "value": v, "result": "failed" if bad else "passed", "conversations": n}
+            for (row, v, bad), n in sorted(tally.items(), key=lambda item: (rows.index(item[0][0]), item[0][1:]))]
+    any_failed = any(bad for vs in paired.values() for _, bad in vs)
+    chart = alt.Chart(alt.Data(values=data)).mark_bar(aria=False, strokeWidth=1.5).encode(
         x=alt.X("value:O", title=axis_title, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("row:N", sort=rows),
-        y=alt.Y("conversations:Q", title="conversations", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("sum(conversations):Q", title="conversations",
+                axis=alt.Axis(tickMinStep=1, format="d", tickCount=5, labelOverlap="greedy")),
         color=alt.Color("row:N", scale=_colour_scale(rows), title=None, sort=rows,
                         legend=alt.Legend(orient="bottom")),
-    ).properties(title=title, width=560, height=180)
+        **(_failed_bars() if any_failed else {}),
+    ).properties(title=_title(title, any_failed), width=560, height=180)
     return Chart(chart_id, title, alt_text, render_svg(chart, chart_id))

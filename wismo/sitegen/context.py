@@ -14,6 +14,7 @@ from wismo.sitegen import fmt
 from wismo.sitegen.errors import SiteError
 from wismo.sitegen.pages import ReviewCounts, RunCard
 from wismo.sitegen.reviews import ReviewTally
+from wismo.sitegen.run_names import budget_words, run_names
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -64,7 +65,8 @@ def run_card(run: RunInfo, validation: RunValidation, summary: RunSummary | None
         token_counts=run.token_counts, started_at=fmt.timestamp(run.started_at), repetitions=run.repetitions,
         valid=validation.passed, check_url=check_url(run.run_id),
         failed_checks=[check.name for check in validation.checks if not check.passed],
-        requests=run.request_shape(), warnings=tuple(summary.warnings) if summary else ())
+        requests=run.request_shape(), warnings=tuple(summary.warnings) if summary else (),
+        budgets=budget_words(run))
 
 
 @dataclass
@@ -114,6 +116,11 @@ class SiteData:
                 data.cards[run_id] = replace(card, faults=fault_badge(summary_by_id[run_id]))
             else:
                 data.invalid_ids.append(run_id)
+        # Named once, so each page tells apart runs that share a model: the runs shown with figures (side by
+        # side in every table) among themselves; a run not shown by what tells it from all the others.
+        shown = run_names([v.run for v in validations if v.run.run_id in data.summaries])
+        for run_id, name in {**run_names([v.run for v in validations]), **shown}.items():
+            data.cards[run_id] = replace(data.cards[run_id], label=name.label, short=name.short, differs=name.differs)
         for run_id in data.valid_ids:
             info = data.summaries[run_id].run
             for case in info.cases:
@@ -129,8 +136,8 @@ class SiteData:
         return [(run_id, design) for run_id in self.valid_ids for design in self.summaries[run_id].run.designs]
 
     def column_head(self, run_id: str, design: str) -> tuple[str, str]:
-        """A column's heading: the design, and the run's model when the site holds several runs."""
-        return design, "" if len(self.valid_ids) == 1 else self.cards[run_id].model
+        """A column's heading: the design, and (when the site holds several runs) the run's model and what differs."""
+        return design, "" if len(self.valid_ids) == 1 else self.cards[run_id].short
 
     def conversation_findings(self, run_id: str, conversation_id: str) -> list[dict[str, Any]]:
         """Claim-check findings for one conversation's summary (none when the claim check did not run)."""

@@ -19,6 +19,7 @@ from analysis.model import (
     RunSummary,
 )
 from wismo.sitegen import charts, fmt
+from wismo.sitegen.answer import build_answers
 from wismo.sitegen.context import SiteData, case_url, review_counts
 from wismo.sitegen.pages import (
     CaseListPage,
@@ -109,11 +110,17 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     return HeadlineTable(designs, headers, rows, note, 1 + len(designs) + len(headers))
 
 
-def _alt_stats(metric: str, summary: RunSummary) -> str:
+def _failed_note(details: list[ConversationDetail], design: str) -> str:
+    failed = sum(not d.passed for d in details if d.design == design)
+    return f" ({failed} failed, marked)" if failed else ""
+
+
+def _alt_stats(metric: str, summary: RunSummary, details: list[ConversationDetail]) -> str:
     parts = []
     for m in summary.designs:
         value = m.stats.get(metric)
-        parts.append(f"{m.design}: median {fmt.stat(metric, value)} over {value.n if value else 0} conversations")
+        parts.append(f"{m.design}: median {fmt.stat(metric, value)} over {value.n if value else 0} conversations"
+                     f"{_failed_note(details, m.design)}")
     return "; ".join(parts) + "."
 
 
@@ -123,21 +130,23 @@ def _by_design(summary: RunSummary, details: list[ConversationDetail],
 
 
 def run_charts(slug: str, summary: RunSummary, details: list[ConversationDetail]) -> list[Chart]:
-    """Total tokens, elapsed time and turns per conversation, by design."""
+    """Total tokens, elapsed time and turns per conversation, by design; failed conversations marked."""
     medians = {metric: {m.design: (m.stats[metric].median if metric in m.stats else None) for m in summary.designs}
                for metric in ("totalTokens", "elapsedMs")}
     turns = _by_design(summary, details, lambda d: d.turns)
+    failed = _by_design(summary, details, lambda d: not d.passed)
     turns_alt = "; ".join(f"{design}: " + ", ".join(f"{n} conversations with {t} turns"
                                                    for t, n in sorted(Counter(values).items()))
+                          + _failed_note(details, design)
                           for design, values in turns.items()) + "."
     return [
         charts.distribution(f"{slug}-tokens", "Total tokens per conversation", "total tokens (input + output)",
                             _by_design(summary, details, lambda d: d.total_tokens), medians["totalTokens"],
-                            _alt_stats("totalTokens", summary)),
+                            _alt_stats("totalTokens", summary, details), failed),
         charts.distribution(f"{slug}-time", "Elapsed time per conversation", "elapsed time (ms)",
                             _by_design(summary, details, lambda d: d.elapsed_ms), medians["elapsedMs"],
-                            _alt_stats("elapsedMs", summary)),
-        charts.counts(f"{slug}-turns", "Turns (model requests) per conversation", "turns", turns, turns_alt),
+                            _alt_stats("elapsedMs", summary, details), failed),
+        charts.counts(f"{slug}-turns", "Turns (model requests) per conversation", "turns", turns, turns_alt, failed),
     ]
 
 
@@ -269,4 +278,4 @@ def build_overview(data: SiteData, review_import: ReviewImport | None) -> Overvi
         cases=cases[:OVERVIEW_CASES], designs=_design_tools(data),
         instructions=_grouped([(v.run.run_id, v.run.instructions) for v in data.validations]),
         reviews=review_import, model_table=model_table(data), case_total=len(cases),
-        not_justified=listed, not_justified_total=total)
+        not_justified=listed, not_justified_total=total, answers=build_answers(data))

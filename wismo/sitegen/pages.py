@@ -28,7 +28,7 @@ class RunCard:
     provider: str
     model: str
     is_language_model: bool
-    label: str  # short: `model · provider`
+    label: str  # `model · provider`, then what differs from the site's other runs (run_names)
     dataset: str
     token_counts: str
     started_at: str
@@ -39,6 +39,9 @@ class RunCard:
     faults: str = ""  # infrastructure faults of a valid run, e.g. "14: granular 14, focused 0 (biased)"
     requests: str | None = None  # openai-chat's answer format and tool choice
     warnings: tuple[str, ...] = ()  # where the run's figures would mislead
+    budgets: str = ""  # the recorder's budgets in words
+    short: str = ""  # for column heads on a site of several runs: the model and what differs (run_names)
+    differs: tuple[str, ...] = ()  # what differs from the site's other runs, in words
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,30 @@ class OverviewRun:
 
 
 @dataclass(frozen=True)
+class AnswerWarning:
+    """Something a reader must know before trusting a run's answer (or that a check found nothing), and where
+    its details are."""
+
+    text: str
+    url: str  # relative to the site root: a section of the overview, the review page, the check report
+    ok: bool = False  # an all-clear (the claim check flagged nothing): shown with ✓, not ⚠
+
+
+@dataclass(frozen=True)
+class AnswerRun:
+    """One run at the top of the overview: the lead sentence, pass rate per design, the difference on pairs
+    both designs answered correctly with its interval, and the warnings."""
+
+    card: RunCard
+    section_url: str  # the run's figures further down the overview
+    lead: str
+    pass_rates_differ: bool
+    passed: list[tuple[str, str]]  # (design, "20/21 (95.2 %)")
+    differences: list[str]  # one per comparison of the headline metric, over the both-correct pairs
+    warnings: list[AnswerWarning]
+
+
+@dataclass(frozen=True)
 class ModelDesignRow:
     """One (run, design) in the model × design table of a site holding several runs."""
 
@@ -277,6 +304,7 @@ class OverviewPage:
     case_total: int = 0  # all cases; `cases` holds at most OVERVIEW_CASES of them
     not_justified: list[NotJustified] = field(default_factory=list)  # at most OVERVIEW_NOT_JUSTIFIED
     not_justified_total: int = 0
+    answers: list[AnswerRun] = field(default_factory=list)  # the answer first: one per valid run
 
 
 @dataclass(frozen=True)
@@ -481,6 +509,7 @@ class CheckRow:
     rows: list[list[Cell]]
     row_count: int
     truncated_note: str
+    meaning: str = ""  # what would be wrong with the figures if it failed, in the reader's terms
 
 
 @dataclass(frozen=True)

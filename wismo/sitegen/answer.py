@@ -1,0 +1,129 @@
+"""The answer first: what each run says, in one block at the top of the overview, before any detail.
+
+Per valid run: the headline's lead sentence (analysis.headline, the same words `wismo summarize`
+prints), the pass rate per design, the difference on the headline metric over the pairs both designs
+answered correctly with its interval, and every warning a reader needs before trusting those figures,
+each linking to where its details are.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from analysis.headline import HEADLINE_METRIC, headline
+from analysis.labels import METRIC_LABELS
+from analysis.model import MetricComparison, RunSummary
+from wismo.sitegen import fmt
+from wismo.sitegen.context import SiteData, review_counts
+from wismo.sitegen.pages import AnswerRun, AnswerWarning, RunCard
+
+
+def run_section(card: RunCard) -> str:
+    """The anchor of a run's figures on the overview."""
+    return f"run-{card.slug}"
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"
+
+
+def difference(comparison: MetricComparison, correct_pairs: int | None) -> str:
+    """One comparison over the both-correct pairs: the median paired difference, its interval, the saving."""
+    metric, other, baseline = comparison.metric, comparison.other, comparison.baseline
+    title = METRIC_LABELS[metric].title
+    if correct_pairs == 0:
+        return (f"{title}: no (case, repetition) pair was answered correctly by both designs, so there is no "
+                f"like-for-like comparison.")
+    if comparison.median_difference is None:
+        return f"{title}, {other} − {baseline}: not reported for the pairs both answered correctly."
+    low, high = comparison.ci_low, comparison.ci_high
+    interval = (f" [95 % CI {fmt.signed_metric(metric, low)} to {fmt.signed_metric(metric, high)}]"
+                if low is not None and high is not None else " (no interval)")
+    saving = comparison.saving_pct
+    on_medians = ("" if saving is None else
+                  f"; {abs(saving):.1f} % {'fewer' if saving >= 0 else 'more'} on the medians")
+    return (f"{title}, {other} − {baseline}, over the {_plural(comparison.paired_n, 'pair')} both answered "
+            f"correctly: median {fmt.signed_metric(metric, comparison.median_difference)} per pair{interval}"
+            f"{on_medians}.")
+
+
+def _by_design(counts: dict[str, int]) -> str:
+    return ", ".join(f"{design} {n:,}" for design, n in counts.items())
+
+
+def _failures(summary: RunSummary) -> str | None:
+    total = sum(m.conversations - m.passed for m in summary.designs)
+    if not total:
+        return None
+    # Per design, what the failures were: wrong answers, or no valid answer (a status other than answered).
+    per_design = []
+    for m in summary.designs:
+        failed = m.conversations - m.passed
+        wrong = m.status_counts.get("answered", 0) - m.passed
+        parts = ([_plural(wrong, "wrong answer")] if wrong > 0 else []) + \
+            [f"{n:,} {s}" for s, n in sorted(m.status_counts.items()) if s != "answered" and n]
+        per_design.append(f"{m.design} {failed:,}" + (f" ({', '.join(parts)})" if failed and parts else ""))
+    return f"{_plural(total, 'conversation')} failed: {', '.join(per_design)}."
+
+
+def _claims(summary: RunSummary, designs: list[str]) -> tuple[str, bool]:
+    """What the claim check flagged, and whether that is an all-clear."""
+    counts = {d: summary.claim_findings.get(d, {}) for d in designs}
+    if not any(counts.values()):
+        return "The summaries were not claim-checked: nothing here says whether they match the evidence.", False
+    # Summaries with any finding; an older summary without that total counts at least its commonest kind.
+    flagged = {d: c.get("any", max((n for k, n in c.items() if k != "checked"), default=0))
+               for d, c in counts.items()}
+    checked = sum(c.get("checked", 0) for c in counts.values())
+    total = sum(flagged.values())
+    if not total:
+        return f"The claim check flagged none of the {_plural(checked, 'summary', 'summaries')}.", True
+    what = (f"{total:,} of {_plural(checked, 'summary', 'summaries')}" if checked
+            else _plural(total, "summary", "summaries"))
+    return f"The claim check flagged {what} ({_by_design(flagged)}).", False
+
+
+def warnings(data: SiteData, run_id: str) -> list[AnswerWarning]:
+    """What a reader must know before trusting the run's answer, most serious first, each with a link."""
+    summary, card = data.summaries[run_id], data.cards[run_id]
+    designs = list(summary.run.designs)
+    section = f"#{run_section(card)}"
+    found = []
+    if card.faults:
+        found.append(AnswerWarning(card.faults[:1].upper() + card.faults[1:] + ".", f"#faults-{card.slug}"))
+    found += [AnswerWarning(text, section) for text in card.warnings]
+    failures = _failures(summary)
+    if failures:
+        found.append(AnswerWarning(failures, section))
+    # The findings table (and its anchor) exists only when some kind was counted.
+    tabled = any(kind != "checked" for counts in summary.claim_findings.values() for kind in counts)
+    claims, clear = _claims(summary, designs)
+    found.append(AnswerWarning(claims, f"#findings-{card.slug}" if tabled else section, clear))
+    counts = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]
+    if counts:
+        rejected = {c.design: c.not_justified for c in counts}
+        reviewed = sum(c.justified + c.not_justified + c.unsure for c in counts)
+        total = sum(rejected.values())
+        text = (f"{_plural(total, 'summary', 'summaries')} reviewed as not justified ({_by_design(rejected)}), "
+                f"of {reviewed:,} reviewed." if total else
+                f"No summary reviewed as not justified ({reviewed:,} reviewed)." if reviewed else
+                "None of its summaries has been reviewed yet.")
+        found.append(AnswerWarning(text, "review.html#" + urlencode({"run": run_id, "status": "not_justified"}),
+                                   ok=not total and reviewed > 0))
+    return found
+
+
+def build_answers(data: SiteData) -> list[AnswerRun]:
+    """The answer block: one entry per valid run, in the site's run order."""
+    answers = []
+    for run_id in data.valid_ids:
+        summary, card = data.summaries[run_id], data.cards[run_id]
+        words = headline(summary)
+        correct = summary.pairs.correct_pairs if summary.pairs else None
+        answers.append(AnswerRun(
+            card=card, section_url=f"#{run_section(card)}", lead=words.lead,
+            pass_rates_differ=words.pass_rates_differ,
+            passed=[(m.design, f"{m.passed}/{m.conversations} ({fmt.share(m.pass_rate)})") for m in summary.designs],
+            differences=[difference(c, correct) for c in summary.comparisons if c.metric == HEADLINE_METRIC],
+            warnings=warnings(data, run_id)))
+    return answers
