@@ -141,3 +141,30 @@ def test_text_and_reasoning_sent_back_as_history_are_not_printed_again():
     assert [(i.kind, i.body, i.ref_url) for i in sent] == [
         ("reasoning", "", "#t1"), ("assistant", "", "#t1"), ("function_call", "", "#call-1-call_1_1"),
         ("function_call_output", "", "#call-1-call_1_1")]
+
+
+def test_the_backend_reads_each_call_caused_are_on_the_page(tmp_path: Path):
+    # Real servers report their reads in _meta; the page shows them per call and in the totals.
+    done = run_wismo("record", "--out", "runs", "--run-id", "reads", "--repetitions", "1", "--cases",
+                     "payment-taken", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert run_wismo("build-site", "runs/reads", "--out", "site", cwd=tmp_path).returncode == 0
+    pages = tmp_path / "site" / "conversations" / "reads"
+    granular = text_of((pages / "payment-taken.granular.r1.html").read_text())
+    focused = text_of((pages / "payment-taken.focused.r1.html").read_text())
+    # Was my payment taken? granular reads the order, then its payment; focused reads the whole context.
+    assert "1 order read" in granular and "1 payment read" in granular
+    assert not re.search(r"\d+ (reservations?|tracking records?) read", granular)
+    assert re.search(r"Backend lookups\s+2\b", granular), granular
+    assert "1 order, 1 payment, 2 reservations, 2 tracking records read" in focused
+    assert re.search(r"Backend lookups\s+6\b", focused)
+
+
+def test_lookups_in_words():
+    from wismo.sitegen.conversation import lookups_text
+
+    assert lookups_text(None) == ""
+    assert lookups_text({"orders": 1, "payments": 0, "reservations": 2, "tracking": 0, "notFound": 1}) == \
+        "1 order, 2 reservations read; 1 not found"
+    assert lookups_text({"orders": 0, "payments": 0, "reservations": 0, "tracking": 0, "notFound": 0}) == \
+        "nothing read"

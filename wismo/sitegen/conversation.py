@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from analysis.model import ConversationDetail, ToolCallDetail, TurnDetail
+from analysis.model import BACKENDS, ConversationDetail, ToolCallDetail, TurnDetail
 from wismo.sitegen import fmt
 from wismo.sitegen.cases import ending_text, field_cells
 from wismo.sitegen.context import SiteData, case_url, conversation_url, slug
@@ -32,6 +32,10 @@ ANSWER_FORMATS = {"json_schema": "enforced by the API (structured output)",
                   "instructions": "asked for in the instructions only"}
 
 
+# Each backend's record in words, singular and plural.
+BACKEND_WORDS = {"orders": ("order", "orders"), "payments": ("payment", "payments"),
+                 "reservations": ("reservation", "reservations"), "tracking": ("tracking record", "tracking records")}
+
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
@@ -48,7 +52,16 @@ def tool_call_view(call: ToolCallDetail, turn: int = 0) -> ToolCallView:
         arguments_pretty=fmt.pretty_json(call.arguments), latency=fmt.ms(call.latency_ms),
         result=fmt.pretty_json(call.result_text) if call.result_text is not None else "(no result recorded)",
         is_error=bool(call.is_error), error_kind=call.error_kind, bytes=fmt.count(call.bytes),
-        turn=turn, anchor=call_anchor(turn, call.call_id))
+        turn=turn, anchor=call_anchor(turn, call.call_id), lookups=lookups_text(call.lookups))
+
+
+def lookups_text(lookups: dict[str, int] | None) -> str:
+    """The backend reads a server reported, in words ("1 order, 1 payment read; 1 not found"); "" when none."""
+    if lookups is None:
+        return ""
+    reads = [f"{lookups[b]} {BACKEND_WORDS[b][lookups[b] != 1]}" for b in BACKENDS if lookups.get(b)]
+    text = f"{', '.join(reads) or 'nothing'} read"
+    return text + (f"; {lookups['notFound']} not found" if lookups.get("notFound") else "")
 
 
 def not_run_reason(detail: ConversationDetail, turn: TurnDetail) -> str:
@@ -308,7 +321,9 @@ def _totals(detail: ConversationDetail, calls: list[list[ToolCallView]]) -> list
              if detail.reasoning_tokens is not None else "not reported"),
             ("Cached tokens", fmt.count(detail.cached_tokens) if detail.cached_tokens is not None
              else "not reported"),
-            ("Total tokens", fmt.count(detail.total_tokens)), ("Elapsed", fmt.ms(detail.elapsed_ms))]
+            ("Total tokens", fmt.count(detail.total_tokens)), ("Elapsed", fmt.ms(detail.elapsed_ms)),
+            ("Backend lookups", fmt.count(detail.backend_lookups) if detail.backend_lookups is not None
+             else "not recorded")]
 
 
 def final_text_turn(detail: ConversationDetail) -> int:

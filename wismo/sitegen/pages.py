@@ -397,6 +397,7 @@ class ToolCallView:
     turn: int = 0  # the model request whose response asked for it
     anchor: str = ""  # the id of its full printing in the transcript
     not_run: str = ""  # why it never ran (a budget refused it, the conversation ended); "" when it ran
+    lookups: str = ""  # the backend reads its server reported, in words; "" when not recorded
 
 
 @dataclass(frozen=True)
