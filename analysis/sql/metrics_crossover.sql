@@ -1,0 +1,16 @@
+-- The crossover view: per design, question kind (the case's `asks`, in the case's order) and order
+-- size (the manifest's orderLines of the case; NULL in runs recorded before it was stored): the
+-- finished conversations, how many passed and the pass rate, and the median turns, tool calls,
+-- backend lookups, total tokens and elapsed ms over those conversations (failed ones included: the
+-- pass rate stands beside every median). A median is NULL where no conversation reported the figure.
+SELECT c.design, k.asks, k.order_lines, count(*) AS conversations, count_if(c.passed) AS passed,
+       count_if(c.passed) / count(*) AS pass_rate,
+       median(c.turns) AS turns, median(c.tool_calls) AS tool_calls,
+       median(c.backend_lookups) AS backend_lookups, median(c.total_tokens) AS total_tokens,
+       median(c.elapsed_ms) AS elapsed_ms,
+       min(k.case_order) AS first_case
+FROM conversations c
+JOIN cases k USING (case_id)
+CROSS JOIN run_manifest m
+GROUP BY c.design, k.asks, k.order_lines, m.designs
+ORDER BY first_case, k.order_lines NULLS LAST, list_position(m.designs, c.design), c.design;
