@@ -13,6 +13,8 @@ import json
 import statistics
 from collections.abc import Sequence
 from itertools import groupby, pairwise
+from pathlib import Path
+from typing import Any
 
 from analysis.costs import RunMoney
 from analysis.db import RunDatabase
@@ -88,15 +90,19 @@ def crossover_words(kind: str, measure: str, designs: Sequence[str],
     else:
         parts = [f"{_segment_name(winner)} at {_lines(group[0], group[-1])}" for winner, group in segments]
         sentence = f"Which design uses {less} for '{kind}' questions: " + "; ".join(parts) + "."
+    return Crossover(kind, measure, sentence, crossings, sizes)
+
+
+def failure_words(kind: str, designs: Sequence[str], points: Sequence[CrossoverPoint]) -> str:
+    """Where a design did not pass every conversation of this kind ("" when both always passed)."""
     failures = []
-    for design in (first, second):
-        below = [f"{round(by_size[size][design].pass_rate * 100)} % at {_lines(size, size)}" for size in sizes
-                 if by_size[size][design].pass_rate < 1]
+    for design in designs:
+        below = [f"{round(p.pass_rate * 100)} % at {_lines(p.order_lines, p.order_lines)}"
+                 + (f" ({p.budget_stopped} of {p.conversations} stopped by a budget)" if p.budget_stopped else "")
+                 for p in sorted(points, key=lambda p: p.order_lines) if p.design == design and p.pass_rate < 1]
         if below:
             failures.append(f"{design} passed " + ", ".join(below))
-    if failures:
-        sentence += " Not every conversation passed: " + "; ".join(failures) + "."
-    return Crossover(kind, measure, sentence, crossings, sizes)
+    return f"Not every '{kind}' conversation passed: " + "; ".join(failures) + "." if failures else ""
 
 
 def _segment_name(winner: str) -> str:
@@ -139,20 +145,23 @@ def crossover_view(db: RunDatabase, money: RunMoney | None = None) -> CrossoverV
         medians: dict[str, float | None] = {m: row[c] for m, c in _SQL_COLUMNS.items()}
         medians["costUsd"] = costs.get((row["design"], kind, row["order_lines"]))
         points.append(CrossoverPoint(row["design"], kind, tuple(row["asks"]), row["order_lines"],
-                                     row["conversations"], row["passed"], row["pass_rate"], medians))
+                                     row["conversations"], row["passed"], row["pass_rate"], row["budget_stopped"],
+                                     medians))
     kinds = tuple(dict.fromkeys(p.kind for p in points))
-    crossovers = []
+    crossovers, failures = [], {}
     if len(designs) >= 2:
         for kind in kinds:
             mine = [p for p in points if p.kind == kind]
+            failures[kind] = failure_words(kind, designs[:2], mine)
             for measure in CROSSOVER_MEASURES:
                 if measure == "costUsd" and not costs:
                     continue
                 crossovers.append(crossover_words(kind, measure, designs, mine))
     return CrossoverView(run_id=info["run_id"], designs=designs[:2], kinds=kinds,
                          sizes=tuple(sorted({p.order_lines for p in points})), points=points,
-                         crossovers=crossovers, unsized_conversations=unsized,
-                         money_note=_money_note(money, bool(costs)))
+                         crossovers=crossovers, failures=failures, unsized_conversations=unsized,
+                         money_note=_money_note(money, bool(costs)),
+                         money_estimated=bool(costs) and money is not None and money.estimated)
 
 
 def _money_note(money: RunMoney | None, priced: bool) -> str:
@@ -168,3 +177,27 @@ def _money_note(money: RunMoney | None, priced: bool) -> str:
 def shows_crossover(view: CrossoverView) -> bool:
     """Whether the run spans more than one order size or question kind (else there is nothing to cross)."""
     return len(view.designs) >= 2 and (len(view.sizes) > 1 or len(view.kinds) > 1)
+
+
+def crossover_of_runs(run_dirs: Sequence[Path], money: Sequence[RunMoney | None]) -> list[CrossoverView]:
+    """crossover_view for run folders that passed validation, each with its money (None: not priced)."""
+    views = []
+    for run_dir, run_money in zip(run_dirs, money, strict=True):
+        with RunDatabase(Path(run_dir)) as db:
+            views.append(crossover_view(db, run_money))
+    return views
+
+
+def crossover_json(view: CrossoverView) -> dict[str, Any]:
+    """The view as JSON: every point (medians keyed by measure; null = not reported or unknown) and every sentence."""
+    return {"runId": view.run_id, "designs": list(view.designs), "kinds": list(view.kinds),
+            "orderLines": list(view.sizes), "shown": shows_crossover(view),
+            "unsizedConversations": view.unsized_conversations, "money": view.money_note,
+            "moneyEstimated": view.money_estimated,
+            "points": [{"design": p.design, "kind": p.kind, "asks": list(p.asks), "orderLines": p.order_lines,
+                        "conversations": p.conversations, "passed": p.passed, "passRate": p.pass_rate,
+                        "budgetStopped": p.budget_stopped,
+                        "medians": dict(p.medians)} for p in view.points],
+            "crossovers": [{"kind": c.kind, "measure": c.measure, "sentence": c.sentence,
+                            "crossings": list(c.crossings), "orderLines": list(c.sizes)} for c in view.crossovers],
+            "failures": dict(view.failures)}

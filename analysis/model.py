@@ -379,6 +379,7 @@ class CrossoverPoint:
     conversations: int
     passed: int
     pass_rate: float
+    budget_stopped: int  # conversations a budget stopped (status budget_exhausted)
     medians: dict[str, float | None]  # CROSSOVER_MEASURES -> median; None: not reported / unknown price
 
 
@@ -403,5 +404,7 @@ class CrossoverView:
     sizes: tuple[int, ...]
     points: list[CrossoverPoint]
     crossovers: list[Crossover]
+    failures: dict[str, str]  # kind -> where a design did not pass every conversation ("" when none)
     unsized_conversations: int  # left out: their case has no order size (missing order or an older run)
     money_note: str  # where the prices came from, or why money is unknown
+    money_estimated: bool = False  # the priced tokens are wismo's estimates (the scripted policy's)

@@ -2,9 +2,11 @@
 -- size (the manifest's orderLines of the case; NULL in runs recorded before it was stored): the
 -- finished conversations, how many passed and the pass rate, and the median turns, tool calls,
 -- backend lookups, total tokens and elapsed ms over those conversations (failed ones included: the
--- pass rate stands beside every median). A median is NULL where no conversation reported the figure.
+-- pass rate stands beside every median), and how many a budget stopped (--max-turns, --max-tool-calls:
+-- a large order can exhaust one, which is not a wrong answer). A median is NULL where no
+-- conversation reported the figure.
 SELECT c.design, k.asks, k.order_lines, count(*) AS conversations, count_if(c.passed) AS passed,
-       count_if(c.passed) / count(*) AS pass_rate,
+       count_if(c.passed) / count(*) AS pass_rate, count_if(c.status = 'budget_exhausted') AS budget_stopped,
        median(c.turns) AS turns, median(c.tool_calls) AS tool_calls,
        median(c.backend_lookups) AS backend_lookups, median(c.total_tokens) AS total_tokens,
        median(c.elapsed_ms) AS elapsed_ms,
