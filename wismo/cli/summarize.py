@@ -195,7 +195,7 @@ def lookup_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
 @click.option("--pretty", is_flag=True, help="With --json: indent the JSON for reading.")
 @click.option("--crossover", "with_crossover", is_flag=True,
               help="Only the crossover view: per question kind and order size, each design's medians and pass "
-                   "rate, and where one design stops using less (with --json: the `crossover` key, else null).")
+                   "rate, and where one design stops using less (with --json: adds the `crossover` key).")
 @click.option("--wide", is_flag=True,
               help=f"One table per section however wide, and no line wrapping (default: fit in {WIDTH} columns).")
 @click.option("--bootstrap-resamples", type=click.IntRange(min=1), default=DEFAULT_RESAMPLES, show_default=True,
@@ -255,8 +255,9 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
     # Each run's crossover on its own: a view never pools runs, so runs on other datasets are not mixed.
     crossovers = crossover_of_runs([s.run.run_dir for s in summaries], money) if with_crossover else None
     if as_json:
+        # The crossover key only when asked for: without --crossover the JSON stays what it was.
         documents = [{**summary_to_json(s, cases=with_cases), "money": money_json(m),
-                      "crossover": crossover_json(crossovers[index]) if crossovers else None}
+                      **({"crossover": crossover_json(crossovers[index])} if crossovers else {})}
                      for index, (s, m) in enumerate(zip(summaries, money, strict=True))]
         # Without indent, json uses its C encoder: several times faster than the indenting one.
         click.echo(json.dumps(documents, indent=2) if pretty else json.dumps(documents, separators=(",", ":")))
