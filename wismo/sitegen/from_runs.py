@@ -81,7 +81,7 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
                                                 price_as=price_as)}
     # The crossover view reads each valid run once more (analysis.crossover); check_mixing above has
     # already refused runs that are not like for like.
-    crossover = crossover_of_runs([s.run.run_dir for s in summaries], [money[s.run.run_id] for s in summaries])
+    crossover = crossover_of_runs([s.run.run_dir for s in summaries], [money.get(s.run.run_id) for s in summaries])
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
                        mixed=mixed, jobs=jobs, money=money, crossover=crossover)
     tally = None
