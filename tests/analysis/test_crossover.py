@@ -218,3 +218,29 @@ def test_the_site_has_no_section_for_a_run_without_order_sizes(tmp_path):
     result = CliRunner().invoke(cli, ["build-site", str(SAMPLE), "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.output
     assert 'id="crossover-' not in (out / "index.html").read_text()
+
+
+def test_the_manifest_stores_each_case_s_order_lines(study, generated):
+    records = json.loads((generated / "records.json").read_text(encoding="utf-8"))
+    lines = {order["orderId"]: len(order["items"]) for order in records["orders"]}
+    cases = json.loads((study / "manifest.json").read_text(encoding="utf-8"))["cases"]
+    assert {c["orderLines"] for c in cases} == set(SIZES)
+    assert all(c["orderLines"] == lines[c["orderId"]] for c in cases)
+
+
+def test_several_runs_get_a_section_each_and_runs_on_other_datasets_are_refused(study, generated, tmp_path):
+    options = RecordOptions(repetitions=1, out_dir=tmp_path / "runs", run_id="study-b", concurrency=2,
+                            dataset_dir=generated, case_ids=("ord-20001-payment", "ord-20004-payment"))
+    other = asyncio.run(record(options)).run_dir
+    out = tmp_path / "site"
+    result = CliRunner().invoke(cli, ["build-site", str(study), str(other), "--out", str(out), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    page = (out / "index.html").read_text()
+    assert 'id="crossover-study"' in page and 'id="crossover-study-b"' in page
+    # the second run's payment questions only: its own sentence, over its own two sizes
+    assert "was my payment taken&#39; questions" in page.split('id="crossover-study-b"', 1)[1]
+    assert 'data-chart="crossover-1-totalTokens"' in page
+    mixed = CliRunner().invoke(cli, ["build-site", str(study), str(SAMPLE), "--out", str(tmp_path / "mixed"),
+                                     "--jobs", "1"])
+    # (the CLI's entry point turns this WismoError into one line and exit 1; CliRunner hands it back as is)
+    assert mixed.exit_code != 0 and "cannot be compared like for like" in str(mixed.exception)
