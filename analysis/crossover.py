@@ -80,9 +80,11 @@ def crossover_words(kind: str, measure: str, designs: Sequence[str],
     winners = [(winner, group[0]) for winner, group in segments if winner in designs]
     crossings = tuple(size for (before, _), (winner, size) in pairwise(winners)
                       if winner != before)
+    every = "at every size measured" if len(sizes) > 1 else "at the only size measured"
     if len(segments) == 1 and segments[0][0] in designs:
-        sentence = (f"{segments[0][0]} uses {less} for '{kind}' questions at every size measured "
-                    f"({_lines(sizes[0], sizes[-1])}).")
+        sentence = f"{segments[0][0]} uses {less} for '{kind}' questions {every} ({_lines(sizes[0], sizes[-1])})."
+    elif len(segments) == 1 and segments[0][0] == "=":
+        sentence = f"Both designs use the same {label} for '{kind}' questions {every} ({_lines(sizes[0], sizes[-1])})."
     elif len(segments) == 2 and all(winner in designs for winner, _ in segments) and crossings:
         (a_name, a_sizes), (b_name, b_sizes) = segments
         sentence = (f"{a_name} uses {less} for '{kind}' questions on orders up to {_lines(a_sizes[-1], a_sizes[-1])}; "

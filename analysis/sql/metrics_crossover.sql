@@ -10,9 +10,10 @@ SELECT c.design, k.asks, k.order_lines, count(*) AS conversations, count_if(c.pa
        median(c.turns) AS turns, median(c.tool_calls) AS tool_calls,
        median(c.backend_lookups) AS backend_lookups, median(c.total_tokens) AS total_tokens,
        median(c.elapsed_ms) AS elapsed_ms,
-       min(k.case_order) AS first_case
+       -- kinds in the order of their first case, then sizes from small to large
+       min(min(k.case_order)) OVER (PARTITION BY k.asks) AS kind_order
 FROM conversations c
 JOIN cases k USING (case_id)
 CROSS JOIN run_manifest m
 GROUP BY c.design, k.asks, k.order_lines, m.designs
-ORDER BY first_case, k.order_lines NULLS LAST, list_position(m.designs, c.design), c.design;
+ORDER BY kind_order, k.order_lines NULLS LAST, list_position(m.designs, c.design), c.design;

@@ -83,6 +83,9 @@ def test_each_point_is_the_median_and_pass_rate_of_its_conversations_in_the_trac
     assert view.sizes == SIZES and view.unsized_conversations == 0
     assert view.kinds == ("full", "has everything arrived", "when will the rest arrive", "was my payment taken")
     assert {(p.design, p.kind, p.order_lines) for p in view.points} == set(groups)
+    # each kind's points from the smallest order to the largest, designs in the manifest's order
+    assert [(p.order_lines, p.design) for p in view.points if p.kind == "full"] == \
+        [(size, design) for size in SIZES for design in (G, F)]
     for point in view.points:
         trace = groups[(point.design, point.kind, point.order_lines)]
         assert point.conversations == len(trace["passed"])
@@ -155,8 +158,15 @@ def test_sizes_where_one_design_has_no_figure_are_left_out():
     points = [p for p in points if not (p.design == F and p.order_lines == 5)]
     crossover = crossover_words("full", "totalTokens", (G, F), points)
     assert crossover.sizes == (1,)
-    assert crossover.sentence == ("granular uses fewer total tokens for 'full' questions at every size measured "
-                                  "(1 line).")
+    assert crossover.sentence == ("granular uses fewer total tokens for 'full' questions at the only size "
+                                  "measured (1 line).")
+
+
+def test_equal_figures_everywhere_are_said_so():
+    points = _points("full", {1: (3, 3), 2: (5, 5)}, measure="backendLookups")
+    crossover = crossover_words("full", "backendLookups", (G, F), points)
+    assert crossover.sentence == ("Both designs use the same backend lookups for 'full' questions at every size "
+                                  "measured (1–2 lines).")
 
 
 def test_question_kinds_are_named_from_their_fields():
