@@ -361,3 +361,50 @@ CLAIM_MEANING = {
     "unacknowledged_missing_evidence": "a record that could not be retrieved, never acknowledged for its item",
     "unmentioned_sku": "an ordered item the summary never names",
 }
+
+
+# The crossover view's measures (analysis.crossover): five SQL medians, then money (priced in Python by
+# analysis.costs, the one place prices are applied).
+CROSSOVER_MEASURES = ("totalTokens", "elapsedMs", "turns", "toolCalls", "backendLookups", "costUsd")
+
+
+@dataclass(frozen=True)
+class CrossoverPoint:
+    """One design's conversations of one question kind on orders of one size: pass rate and medians."""
+
+    design: str
+    kind: str  # the question kind's name, from its asks
+    asks: tuple[str, ...]
+    order_lines: int
+    conversations: int
+    passed: int
+    pass_rate: float
+    budget_stopped: int  # conversations a budget stopped (status budget_exhausted)
+    medians: dict[str, float | None]  # CROSSOVER_MEASURES -> median; None: not reported / unknown price
+
+
+@dataclass(frozen=True)
+class Crossover:
+    """Where one design stops using less of a measure than the other, for one question kind, in words."""
+
+    kind: str
+    measure: str
+    sentence: str
+    crossings: tuple[int, ...]  # the order sizes from which the other design uses less
+    sizes: tuple[int, ...]  # the sizes where both designs have a figure
+
+
+@dataclass(frozen=True)
+class CrossoverView:
+    """One run's crossover view: every point, and the crossover per question kind and measure."""
+
+    run_id: str
+    designs: tuple[str, ...]  # the two designs compared, in the manifest's order
+    kinds: tuple[str, ...]
+    sizes: tuple[int, ...]
+    points: list[CrossoverPoint]
+    crossovers: list[Crossover]
+    failures: dict[str, str]  # kind -> where a design did not pass every conversation ("" when none)
+    unsized_conversations: int  # left out: their case has no order size (missing order or an older run)
+    money_note: str  # where the prices came from, or why money is unknown
+    money_estimated: bool = False  # the priced tokens are wismo's estimates (the scripted policy's)

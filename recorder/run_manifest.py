@@ -52,6 +52,8 @@ def dataset_reference(dataset: Dataset) -> str:
 
 def build_manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: Dataset,
               plans: list[ConversationPlan], servers: dict[str, ToolServer], redactor: Redactor) -> dict[str, Any]:
+    # The order size the crossover view plots against (a case about a missing order has none).
+    lines = {order.orderId: len(order.items) for order in dataset.records.orders}
     # Built through the model, so the manifest cannot hold a field the run format does not define.
     return Manifest.model_validate({
         "schemaVersion": SCHEMA_VERSION,
@@ -67,7 +69,7 @@ def build_manifest(run_id: str, options: RecordOptions, provider: Provider, data
         "dataset": {"name": dataset.name, "folder": dataset_reference(dataset), "hash": dataset.content_hash,
                     "clock": dataset.records.clock},
         "cases": [{**case.model_dump(mode="json", include={"caseId", "orderId", "question"}),
-                   "asks": list(case.asks), "expected": case.expectation()}
+                   "asks": list(case.asks), "expected": case.expectation(), "orderLines": lines.get(case.orderId)}
                   for case in dataset.cases if any(p.case_id == case.caseId for p in plans)],
         "designs": list(options.designs),
         "repetitions": options.repetitions,

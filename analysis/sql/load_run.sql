@@ -41,7 +41,8 @@ FROM (SELECT json_transform(content, '{
         "cases": [{"caseId": "VARCHAR", "orderId": "VARCHAR", "question": "VARCHAR", "asks": ["VARCHAR"],
                    "expected": {"deliveredSkus": ["VARCHAR"], "outstandingSkus": ["VARCHAR"],
                                 "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR",
-                                "missingEvidence": ["VARCHAR"], "paymentStatus": "VARCHAR"}}],
+                                "missingEvidence": ["VARCHAR"], "paymentStatus": "VARCHAR"},
+                   "orderLines": "BIGINT"}],
         "plan": [{"conversationId": "VARCHAR", "caseId": "VARCHAR", "design": "VARCHAR",
                   "repetition": "BIGINT", "pairIndex": "BIGINT", "pairPosition": "BIGINT"}]}') AS m
       FROM read_text(getvariable('run_dir') || '/manifest.json'));
@@ -50,11 +51,12 @@ SET VARIABLE run_id = (SELECT run_id FROM run_manifest);
 
 -- `asks` names the answer fields a case asks (only those are scored); a manifest written before
 -- cases could ask for part of the answer has none, and its cases asked the five default fields.
+-- order_lines (the order's size, for the crossover view) is NULL in runs recorded before it was stored.
 CREATE OR REPLACE TABLE cases AS
 SELECT c.caseId AS case_id, c.orderId AS order_id, c.expected,
        coalesce(c.asks, ['deliveredSkus', 'outstandingSkus', 'delayReasons', 'deliveryEstimate',
                          'missingEvidence']) AS asks,
-       i AS case_order
+       i AS case_order, c.orderLines AS order_lines
 FROM (SELECT unnest(cases) AS c, generate_subscripts(cases, 1) AS i FROM run_manifest);
 
 CREATE OR REPLACE TABLE plan AS

@@ -39,6 +39,7 @@ def runs(tmp_path, monkeypatch):
     sites = [factories.offline_site(), factories.with_failing_run(factories.offline_site())]
     monkeypatch.setattr(from_runs, "analyze_runs", fake_analysis(*sites))
     monkeypatch.setattr(from_runs, "money_of_runs", lambda *_, **__: [])  # pricing reads events.jsonl too
+    monkeypatch.setattr(from_runs, "crossover_of_runs", lambda *_, **__: [])  # and so does the crossover view
     started_at = {"sample-offline": "2026-11-30T02:47:17+00:00", "broken-run": "2026-11-29T09:00:00+00:00"}
     for run_id, started in started_at.items():
         (tmp_path / "runs" / run_id).mkdir(parents=True)

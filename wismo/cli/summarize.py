@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from analysis import summarize_runs
+from analysis.crossover import crossover_json, crossover_of_runs
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
 from analysis.headline import HEADLINE_METRIC, headline
@@ -16,6 +17,7 @@ from analysis.labels import METRIC_LABELS
 from analysis.model import BACKENDS, FIELDS, METRICS, RunSummary
 from analysis.money_words import money_json
 from analysis.summary_json import summary_to_json
+from wismo.cli._crossover import crossover_lines
 from wismo.cli._money import money_lines, pricing, pricing_options
 from wismo.cli._tables import GAP, WIDTH, cell, table, wrap
 
@@ -191,6 +193,9 @@ def lookup_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
 @click.option("--paired", "with_paired", is_flag=True,
               help="With --json: include the paired rows (one per case and repetition; else null).")
 @click.option("--pretty", is_flag=True, help="With --json: indent the JSON for reading.")
+@click.option("--crossover", "with_crossover", is_flag=True,
+              help="Only the crossover view: per question kind and order size, each design's medians and pass "
+                   "rate, and where one design stops using less (with --json: adds the `crossover` key).")
 @click.option("--wide", is_flag=True,
               help=f"One table per section however wide, and no line wrapping (default: fit in {WIDTH} columns).")
 @click.option("--bootstrap-resamples", type=click.IntRange(min=1), default=DEFAULT_RESAMPLES, show_default=True,
@@ -199,7 +204,7 @@ def lookup_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
               help="Seed of the bootstrap (the same run and seed give the same interval).")
 @pricing_options
 def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: bool, with_paired: bool, pretty: bool,
-                      wide: bool, bootstrap_resamples: int, seed: int, prices: Path | None,
+                      with_crossover: bool, wide: bool, bootstrap_resamples: int, seed: int, prices: Path | None,
                       price_as: str | None) -> None:
     """Print the metrics of recorded runs, each validated first, per design.
 
@@ -216,7 +221,9 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
     cases (--cases) and the paired rows (--paired). Last, money: each conversation's cost in USD from
     its tokens and a named, dated price (genai-prices, or --prices FILE), the medians per design and
     the difference over the both-correct pairs; "unknown" where a model has no price, and estimated
-    tokens (the scripted policy's) priced only as the model named by --price-as.
+    tokens (the scripted policy's) priced only as the model named by --price-as. --crossover prints
+    instead, per run, the crossover view of a run over several order sizes or question kinds (see
+    docs/analysis.md).
 
     The tables fit in 100 columns: a table with more columns than fit continues in further blocks,
     each repeating the design (or metric) column; --wide prints each as one table instead.
@@ -230,6 +237,8 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
         wismo summarize runs/sample-offline --json --cases --paired --pretty
 
         wismo summarize runs/sample-offline --price-as gpt-5-mini --prices my-prices.json
+
+        wismo summarize runs/study --crossover --price-as gpt-5-mini   # a `wismo dataset generate` run
     """
     for flag, given in (("--cases", with_cases), ("--paired", with_paired), ("--pretty", pretty)):
         if given and not as_json:
@@ -243,9 +252,13 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
     except RunValidationError as exc:
         raise click.ClickException(str(exc)) from None
     money = priced_by.money([s.run.run_dir for s in summaries])
+    # Each run's crossover on its own: a view never pools runs, so runs on other datasets are not mixed.
+    crossovers = crossover_of_runs([s.run.run_dir for s in summaries], money) if with_crossover else None
     if as_json:
-        documents = [{**summary_to_json(s, cases=with_cases), "money": money_json(m)}
-                     for s, m in zip(summaries, money, strict=True)]
+        # The crossover key only when asked for: without --crossover the JSON stays what it was.
+        documents = [{**summary_to_json(s, cases=with_cases), "money": money_json(m),
+                      **({"crossover": crossover_json(crossovers[index])} if crossovers else {})}
+                     for index, (s, m) in enumerate(zip(summaries, money, strict=True))]
         # Without indent, json uses its C encoder: several times faster than the indenting one.
         click.echo(json.dumps(documents, indent=2) if pretty else json.dumps(documents, separators=(",", ":")))
         return
@@ -253,5 +266,8 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
         if index:
             click.echo()
         width = None if wide else WIDTH
+        if crossovers:
+            click.echo("\n".join(crossover_lines(crossovers[index], width)))
+            continue
         for line in [*summary_lines(summary, width), "", *money_lines(money[index], width)]:
             click.echo(line)

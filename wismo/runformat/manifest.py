@@ -63,6 +63,8 @@ class CaseEntry(_Model):
     question: str = _doc("the customer's words, sent as the first user message")
     asks: list[str] = _doc("the answer fields the case asks", default_factory=lambda: list(DEFAULT_ASKS))
     expected: dict[str, Any] = _doc("the expected value of every asked field")
+    orderLines: int | None = _doc("the order's lines in the dataset (the crossover view's order size); null when "
+                                  "the order is not in the records or the run predates this field", default=None)
 
 
 class QuestionKind(_Model):

@@ -11,13 +11,14 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from analysis.costs import RunMoney
-from analysis.model import ConversationDetail, RunSummary, RunValidation
+from analysis.model import ConversationDetail, CrossoverView, RunSummary, RunValidation
 from wismo import __version__
 from wismo.sitegen import fmt
 from wismo.sitegen.assets import STATIC_DIR, TEMPLATES_DIR, assets_dir, copy_static
 from wismo.sitegen.cases import build_case_pages
 from wismo.sitegen.checks import build_check_report
 from wismo.sitegen.context import SiteData, case_url, slug
+from wismo.sitegen.crossover import crossover_sections
 from wismo.sitegen.errors import SiteError
 from wismo.sitegen.money import money_sections
 from wismo.sitegen.output import prepare_output, record_output
@@ -76,13 +77,15 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                reviews: Sequence[ReviewEntry] | None = None,
                findings_by_run: Mapping[str, Mapping[str, list[dict[str, Any]]]] | None = None,
                *, built_at: str | None = None, mixed: Sequence[str] = (), jobs: int | None = None,
-               money: Mapping[str, RunMoney] | None = None) -> Path:
+               money: Mapping[str, RunMoney] | None = None,
+               crossover: Sequence[CrossoverView] | None = None) -> Path:
     """Write the static site into `out_dir` and return the path of its index.html.
 
     `mixed` lists how the runs differ when they were allowed to mix datasets or tool definitions; every
     page that compares runs then says so. `jobs` processes render the conversation pages (default: one
     per CPU; 1 renders everything in this process); the site is the same bytes either way. `money`
-    (run_id → its costs) adds a money section to each valid run on the overview.
+    (run_id → its costs) adds a money section to each valid run on the overview; `crossover` (each run's
+    view) a crossover section to each valid run over several order sizes or question kinds.
     """
     if not validations:
         raise SiteError("no runs to build a site from")
@@ -96,6 +99,7 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     # that the conversation pages then reuse (data.call_views).
     overview = build_overview(data, _review_import(data.reviews))
     money_by_run = money_sections(money, data.valid_ids)
+    crossover_by_run = crossover_sections(crossover, data.valid_ids)
     case_pages = build_case_pages(data)
     review_pages = build_review_pages(data)
     check_report = build_check_report(data)
@@ -113,7 +117,7 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
 
         def other_pages() -> None:
             write_page(env, "overview.html", out_dir / "index.html", "", page=overview, invalid_runs=invalid,
-                       money=money_by_run, **common)
+                       money=money_by_run, crossover=crossover_by_run, **common)
             for case in case_pages:
                 write_page(env, "case.html", out_dir / case_url(case.case_id), "../", page=case,
                            invalid_runs=invalid, **common)

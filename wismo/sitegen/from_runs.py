@@ -10,6 +10,7 @@ from typing import Any
 
 from analysis import analyze_runs
 from analysis.costs import money_of_runs
+from analysis.crossover import crossover_of_runs
 from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
 from analysis.prices import PriceBook
 from wismo.errors import WismoError
@@ -78,8 +79,11 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     # Pricing reads the runs' model_response lines once more (a light pass: usage, model, ts).
     money = {m.run_id: m for m in money_of_runs([s.run.run_dir for s in summaries], prices or PriceBook(),
                                                 price_as=price_as)}
+    # The crossover view reads each valid run once more (analysis.crossover); check_mixing above has
+    # already refused runs that are not like for like.
+    crossover = crossover_of_runs([s.run.run_dir for s in summaries], [money.get(s.run.run_id) for s in summaries])
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
-                       mixed=mixed, jobs=jobs, money=money)
+                       mixed=mixed, jobs=jobs, money=money, crossover=crossover)
     tally = None
     if entries is not None:
         shown = {s.run.run_id for s in summaries}

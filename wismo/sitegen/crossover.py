@@ -1,0 +1,132 @@
+"""The overview's crossover section of each valid run over several order sizes or question kinds.
+
+Page dataclasses built from analysis.crossover.CrossoverView; the sentences are analysis.crossover's, so the
+site and `wismo summarize --crossover` say the same. One chart per measure (x: order lines, y: the median,
+a line per design, one panel per question kind), the crossings marked by a dashed rule, the pass rate written
+beside every point and a failing point drawn hollow; the text table repeats every figure for screen readers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+import altair as alt
+
+from analysis.crossover import MEASURE_WORDS, shows_crossover
+from analysis.model import CROSSOVER_MEASURES, CrossoverView
+from analysis.money_words import UNKNOWN, usd
+from wismo.sitegen import fmt
+from wismo.sitegen.charts import _colour_scale, render_svg
+from wismo.sitegen.pages import Chart
+
+HEADERS = ("Order lines", "Design", "Conversations", "Passed",
+           *(MEASURE_WORDS[m][0][0].upper() + MEASURE_WORDS[m][0][1:] for m in CROSSOVER_MEASURES))
+
+SUBTITLE = ("dashed line: from this size the other design uses less; hollow diamond: some conversations failed, "
+            "its pass rate beside it")
+
+
+@dataclass(frozen=True)
+class CrossoverKind:
+    """One question kind: its table rows (every figure as text) and its sentences."""
+
+    kind: str
+    rows: list[list[str]]
+    sentences: list[str]
+    failures: str
+
+
+@dataclass(frozen=True)
+class CrossoverSection:
+    """One run's crossover section on the overview."""
+
+    run_id: str
+    designs: list[str]
+    sizes: str
+    headers: list[str]
+    kinds: list[CrossoverKind]
+    charts: list[Chart]
+    money_note: str
+    unsized: int
+
+
+def _figure(view: CrossoverView, measure: str, value: float | None) -> str:
+    if measure == "costUsd":
+        # Never 0 for a missing price: unknown, as everywhere money is shown.
+        return UNKNOWN if value is None else usd(Decimal(str(value)), estimated=view.money_estimated)
+    return fmt.metric(measure, value)
+
+
+def _chart(view: CrossoverView, measure: str, number: int) -> Chart | None:
+    """The medians of one measure against order lines, a panel per kind; None when no point has the measure."""
+    label = MEASURE_WORDS[measure][0]
+    designs = list(view.designs)
+    data = [{"kind": p.kind, "lines": p.order_lines, "design": p.design, "median": p.medians[measure],
+             "pass": f"{round(p.pass_rate * 100)} %", "result": "all passed" if p.pass_rate == 1 else "some failed",
+             "layer": "point"}
+            for p in view.points if p.design in designs and p.medians.get(measure) is not None]
+    if not data:
+        return None
+    data += [{"kind": c.kind, "lines": size, "layer": "crossing"} for c in view.crossovers
+             if c.measure == measure for size in c.crossings]
+    base = alt.Chart().transform_filter("datum.layer === 'point'")
+    x = alt.X("lines:Q", title="order lines", scale=alt.Scale(type="log", nice=False),
+              axis=alt.Axis(values=list(view.sizes), format="d", labelOverlap="greedy"))
+    y = alt.Y("median:Q", title=f"median {label}", axis=alt.Axis(tickCount=5, labelOverlap="greedy"))
+    colour = alt.Color("design:N", scale=_colour_scale(designs), sort=designs, title=None,
+                       legend=alt.Legend(orient="top"))
+    lines = base.mark_line(aria=False).encode(x=x, y=y, color=colour)
+    points = base.mark_point(size=70, strokeWidth=2, aria=False).encode(
+        x=x, y=y, color=colour,
+        # A failing point is hollow, not only differently coloured: a cheap design that fails is not cheaper.
+        fill=alt.condition("datum.result === 'all passed'", alt.Color("design:N", scale=_colour_scale(designs),
+                                                                      legend=None), alt.value("white")),
+        shape=alt.Shape("result:N", title=None, scale=alt.Scale(domain=["all passed", "some failed"],
+                                                                 range=["circle", "diamond"]),
+                        legend=None),  # the subtitle says what a hollow diamond is
+        tooltip=[alt.Tooltip("design:N"), alt.Tooltip("lines:Q", title="order lines"),
+                 alt.Tooltip("median:Q", title=f"median {label}"), alt.Tooltip("pass:N", title="passed")])
+    # Only a point where some conversation failed carries its pass rate: 100 % everywhere would hide the lines.
+    passes = base.transform_filter("datum.result !== 'all passed'").mark_text(
+        align="left", dx=7, dy=-9, fontSize=11, fontWeight="bold", aria=False).encode(
+        x=x, y=y, text="pass:N", color=colour)
+    rules = alt.Chart().transform_filter("datum.layer === 'crossing'").mark_rule(
+        strokeDash=[4, 3], color="#111", aria=False).encode(x=x)
+    chart = alt.layer(lines, points, passes, rules, data=alt.Data(values=data)).properties(width=300, height=160) \
+        .facet(facet=alt.Facet("kind:N", title=None, sort=list(view.kinds), header=alt.Header(labelFontWeight="bold")),
+               columns=2).properties(title=alt.TitleParams(
+                   f"Median {label} by order size", subtitle=SUBTITLE, subtitleFontSize=11, subtitleColor="#444"))
+    words = [c.sentence for c in view.crossovers if c.measure == measure]
+    alt_text = " ".join(words) + " " + SUBTITLE[0].upper() + SUBTITLE[1:] + "."
+    chart_id = f"crossover-{number}-{measure}"
+    return Chart(chart_id, f"Median {label} by order size", alt_text, render_svg(chart, chart_id))
+
+
+def crossover_section(view: CrossoverView, number: int = 0) -> CrossoverSection | None:
+    """The section of one run, or None when the run spans one order size and one question kind."""
+    if not shows_crossover(view):
+        return None
+    kinds = []
+    for kind in view.kinds:
+        rows = [[str(p.order_lines), p.design, fmt.count(p.conversations), fmt.share(p.pass_rate),
+                 *(_figure(view, m, p.medians.get(m)) for m in CROSSOVER_MEASURES)]
+                for p in view.points if p.kind == kind]
+        kinds.append(CrossoverKind(kind, rows, [c.sentence for c in view.crossovers if c.kind == kind],
+                                   view.failures.get(kind, "")))
+    charts = [chart for m in CROSSOVER_MEASURES if (chart := _chart(view, m, number)) is not None]
+    sizes = f"{view.sizes[0]}–{view.sizes[-1]}" if len(view.sizes) > 1 else str(view.sizes[0]) if view.sizes else ""
+    return CrossoverSection(view.run_id, list(view.designs), sizes, list(HEADERS), kinds, charts, view.money_note,
+                            view.unsized_conversations)
+
+
+def crossover_sections(views: Sequence[CrossoverView] | None,
+                       valid_ids: Sequence[str]) -> Mapping[str, CrossoverSection]:
+    """run_id -> its crossover section, for the valid runs that span several sizes or kinds."""
+    by_id = {view.run_id: view for view in views or ()}
+    sections = {}
+    for number, run_id in enumerate(valid_ids):
+        if run_id in by_id and (section := crossover_section(by_id[run_id], number)) is not None:
+            sections[run_id] = section
+    return sections
