@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -175,11 +176,22 @@ def test_question_kinds_are_named_from_their_fields():
     assert kind_name(["delayReasons", "paymentStatus"]) == "delayReasons + paymentStatus"
 
 
-def test_a_run_without_order_sizes_shows_no_crossover():
-    with RunDatabase(SAMPLE) as db:
+def run_without_order_sizes(tmp_path: Path) -> Path:
+    """A copy of the committed sample as a run recorded before manifests named each case's order lines."""
+    run = tmp_path / "sample-offline"
+    shutil.copytree(SAMPLE, run, ignore=shutil.ignore_patterns("logs"))
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    assert all(case.pop("orderLines") for case in manifest["cases"])  # the sample has them: remove them
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return run
+
+
+def test_a_run_without_order_sizes_shows_no_crossover(tmp_path):
+    older = run_without_order_sizes(tmp_path)
+    with RunDatabase(older) as db:
         view = crossover_view(db)
     assert view.points == [] and not shows_crossover(view)
-    assert view.unsized_conversations == len(live_finished(SAMPLE))
+    assert view.unsized_conversations == len(live_finished(older))
 
 
 def test_summarize_crossover_prints_a_table_per_kind_in_100_columns_and_json(study):
@@ -225,7 +237,8 @@ def test_the_site_shows_the_section_with_a_chart_per_measure_and_the_words(study
 
 def test_the_site_has_no_section_for_a_run_without_order_sizes(tmp_path):
     out = tmp_path / "site"
-    result = CliRunner().invoke(cli, ["build-site", str(SAMPLE), "--out", str(out), "--jobs", "1"])
+    result = CliRunner().invoke(cli, ["build-site", str(run_without_order_sizes(tmp_path)), "--out", str(out),
+                                      "--jobs", "1"])
     assert result.exit_code == 0, result.output
     assert 'id="crossover-' not in (out / "index.html").read_text()
 
