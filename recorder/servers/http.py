@@ -65,7 +65,7 @@ class _AnnouncingServer(uvicorn.Server):
 
 
 def serve_http(server: MCPServer, design: str, host: str, port: int) -> None:
-    """Serve until SIGTERM or SIGINT, which end the process as that signal once open requests are done.
+    """Serve until SIGTERM or SIGINT; uvicorn raises the signal again once open requests are done (or 3 s pass).
 
     Raises a WismoError, before anything is served, when host:port cannot be bound.
     """
