@@ -7,6 +7,7 @@ the comparison names every record that differs, and a planted copy that drops a 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import sys
@@ -25,6 +26,12 @@ EXAMPLE = ROOT / "examples" / "middle" / "server.py"
 KINDS = (("payment", "paymentId", "get_payment"), ("reservation", "reservationId", "get_reservation"),
          ("tracking", "trackingId", "get_tracking"))
 DATASET_LISTS = {"payment": "payments", "reservation": "reservations", "tracking": "tracking"}
+
+
+def run_async(coroutine: Any) -> Any:
+    """asyncio.run in a thread of its own: a session's sync Playwright keeps an event loop running in this one."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def example(script: Path = EXAMPLE, dataset: Path | None = None) -> StdioServerParameters:
@@ -80,8 +87,8 @@ async def differences(served: dict[str, dict[str, Any]], dataset: Path | None = 
 
 def test_every_order_s_records_are_the_granular_server_s_record_for_record():
     order_ids = [o["orderId"] for o in default_records()["orders"]]
-    served = asyncio.run(served_by_example(example(), order_ids))
-    assert asyncio.run(differences(served)) == []
+    served = run_async(served_by_example(example(), order_ids))
+    assert run_async(differences(served)) == []
     # Every record of the dataset came back, and ORD-1007's missing reservation as its marker.
     records = default_records()
     for kind, id_field, _tool in KINDS:
@@ -96,10 +103,10 @@ def test_missing_linked_records_get_wismo_s_not_found_marker(make_dataset):
     order["trackingIds"] = ["TRK-1006-Z"]
     order["paymentId"] = "PAY-9006"
     folder = make_dataset(records)
-    served = asyncio.run(served_by_example(example(dataset=folder), ["ORD-1006"]))
+    served = run_async(served_by_example(example(dataset=folder), ["ORD-1006"]))
     assert served["ORD-1006"]["tracking"] == [not_found_marker("trackingId", "TRK-1006-Z")]
     assert served["ORD-1006"]["payment"] == [not_found_marker("paymentId", "PAY-9006")]
-    assert asyncio.run(differences(served, folder)) == []
+    assert run_async(differences(served, folder)) == []
 
 
 def test_an_unknown_order_is_the_same_error_as_granular_s():
@@ -107,7 +114,7 @@ def test_an_unknown_order_is_the_same_error_as_granular_s():
         async with Client(example()) as middle, Client(build_server("granular")) as granular:
             return (await _json(middle, "get_order", {"orderId": "ORD-9999"}),
                     await _json(granular, "get_order", {"orderId": "ORD-9999"}))
-    middle, granular = asyncio.run(both())
+    middle, granular = run_async(both())
     assert middle == granular == ("error", "Error executing tool get_order: order ORD-9999 not found")
 
 
@@ -117,8 +124,8 @@ def test_the_comparison_names_a_dropped_reservation(tmp_path: Path):
     dropping = source.replace('for rid in found["reservationIds"]]', 'for rid in found["reservationIds"][1:]]')
     assert dropping != source
     planted.write_text(dropping, encoding="utf-8")
-    served = asyncio.run(served_by_example(example(planted, DEFAULT_DATASET_DIR), ["ORD-1001", "ORD-1002"]))
-    assert asyncio.run(differences(served)) == [
+    served = run_async(served_by_example(example(planted, DEFAULT_DATASET_DIR), ["ORD-1001", "ORD-1002"]))
+    assert run_async(differences(served)) == [
         "ORD-1001: reservation records ['RSV-1001-B'], the order links ['RSV-1001-A', 'RSV-1001-B']",
         "ORD-1002: reservation records [], the order links ['RSV-1002-A']",
     ]

@@ -8,6 +8,7 @@ result, and faults are shown (in `record`, `summarize` and on the site) with the
 from __future__ import annotations
 
 import json
+import re
 
 from analysis import summarize_runs, validate_runs
 from analysis.headline import headline
@@ -51,8 +52,9 @@ def test_a_run_of_connection_errors_is_never_a_silent_saving(tmp_path):
     done = run_wismo("record", "--provider", "openai-chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
                      "--repetitions", "1", "--concurrency", str(CONVERSATIONS), "--out", "runs", "--run-id", "down",
                      cwd=tmp_path)
-    # The same connection error three times in a row stops the run; the rest were in flight: interrupted.
-    cause = "3 × provider_error: connection: could not reach the server at http://127.0.0.1:9/v1"
+    # The same connection error three times in a row stops the run; the rest were in flight: interrupted
+    # (on a loaded machine a fourth error may land before the stop reaches the others: counted as such).
+    reason = "provider_error: connection: could not reach the server at http://127.0.0.1:9/v1"
     assert done.returncode == 1
     assert "3 conversations in a row ended with the same error" in done.stderr and "wismo doctor" in done.stderr
     run = tmp_path / "runs" / "down"
@@ -61,15 +63,17 @@ def test_a_run_of_connection_errors_is_never_a_silent_saving(tmp_path):
 
     shown = run_wismo("summarize", str(run), cwd=tmp_path)
     flat = " ".join(shown.stdout.split())  # sentences wrap at 100 columns
-    assert cause in flat
+    errors = int(re.search(rf"(\d+) × {re.escape(reason)}", flat).group(1))
+    assert errors >= 3
+    cause = f"{errors} × {reason}"
     assert f"warning: {CONVERSATIONS} conversation(s) ended in an infrastructure fault" in flat
-    assert f"{CONVERSATIONS - 3} × interrupted: the run stopped" in flat
+    assert f"{CONVERSATIONS - errors} × interrupted: the run stopped" in flat
     assert "No (case, repetition) pair was answered correctly by both designs" in flat
     assert "called no tool" not in flat  # the model was never heard: no warning about its tool use
     as_json = json.loads(run_wismo("summarize", "--json", str(run), cwd=tmp_path).stdout)[0]
     by_design = as_json["faults"]["by_design"]
     assert sum(n for statuses in by_design.values() for n in statuses.values()) == CONVERSATIONS
-    assert sorted(c["conversations"] for c in as_json["faults"]["causes"]) == [3, CONVERSATIONS - 3]
+    assert sorted(c["conversations"] for c in as_json["faults"]["causes"]) == sorted([errors, CONVERSATIONS - errors])
 
     site = run_wismo("build-site", str(run), "--out", "site", cwd=tmp_path)
     index = (tmp_path / "site" / "index.html").read_text()
