@@ -41,10 +41,10 @@ def headline(summary: RunSummary) -> Headline:
     designs = [m.design for m in summary.designs]
     warnings = fault_warnings(summary.faults, designs, summary.run.run_dir)
     biased = summary.faults.unequal(designs)
-    if summary.pairs is None or len(designs) < 2:
+    if not summary.pairs or len(designs) < 2:
         only = ", ".join(f"{d} passed {_share(*_passed(summary, d))}" for d in designs)
         return Headline(f"{only}; there is no second design to compare with.", [], warnings, False, biased)
-    pairs = summary.pairs
+    pairs = summary.pairs[0]
     baseline, other = pairs.baseline, pairs.other
     (b_passed, b_total), (o_passed, o_total) = _passed(summary, baseline), _passed(summary, other)
     differ = b_passed * o_total != o_passed * b_total
@@ -65,7 +65,7 @@ def headline(summary: RunSummary) -> Headline:
 
 
 def _saving_sentence(summary: RunSummary, baseline: str, other: str) -> str:
-    pairs = summary.pairs
+    pairs = summary.pairs[0]
     assert pairs is not None
     if pairs.correct_pairs == 0:
         return (f"No (case, repetition) pair was answered correctly by both designs, so there is no like-for-like "

@@ -58,10 +58,9 @@ def comparisons(db: RunDatabase, info: RunInfo) -> list[MetricComparison]:
     return sorted(found, key=lambda c: METRICS.index(c.metric))
 
 
-def pair_counts(db: RunDatabase) -> PairCounts | None:
+def pair_counts(db: RunDatabase) -> list[PairCounts]:
     """The pairs both designs finished and who answered them correctly (metrics_pairs.sql)."""
-    rows = db.query_dicts("metrics_pairs.sql")
-    return PairCounts(**rows[0]) if rows else None
+    return [PairCounts(**row) for row in db.query_dicts("metrics_pairs.sql")]
 
 
 def faults(db: RunDatabase) -> FaultSummary:

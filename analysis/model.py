@@ -64,6 +64,21 @@ class RunInfo:
     budgets: dict[str, Any]
     structured_output: dict[str, Any] | None = None  # {requested, used, fallbacks} (openai-chat)
     tool_choice: str | None = None
+    # The design every other is compared with (manifest `baseline`; the first design when absent).
+    baseline_design: str | None = None
+    # design -> {"command": [...]} or {"url": ...} (secrets stripped), "serverName", "serverVersion";
+    # empty for runs recorded before designs could be brought
+    design_sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def baseline(self) -> str:
+        """The design every other is compared with."""
+        return self.baseline_design or self.designs[0]
+
+    @property
+    def others(self) -> list[str]:
+        """The designs compared with the baseline, in the manifest's order."""
+        return [d for d in self.designs if d != self.baseline]
 
     def request_shape(self) -> str | None:
         """How openai-chat shaped the requests: the answer format (with any fallback) and the tool choice."""
@@ -240,15 +255,25 @@ class RunSummary:
 
     run: RunInfo
     designs: list[DesignMetrics]
+    # every design but the baseline against it, metric by metric: RunInfo.others order, then METRICS
     comparisons: list[MetricComparison]
     paired: list[PairedRow] | None  # None when the caller did not ask for them (summarize(paired=False))
     deterministic: list[DeterministicOrder]
     deterministic_passed: bool | None  # None when the file is absent
     claim_findings: dict[str, dict[str, int]] = field(default_factory=dict)  # design -> kind -> summaries
-    pairs: PairCounts | None = None  # None with fewer than two designs
+    # One per design compared with the baseline (RunInfo.others order); empty with a single design
+    pairs: list[PairCounts] = field(default_factory=list)
     faults: FaultSummary = field(default_factory=FaultSummary)
     warnings: list[str] = field(default_factory=list)  # where the figures would mislead (analysis.warnings)
     lookups: list[DesignLookups] = field(default_factory=list)  # per design, in the manifest's order
+
+    def comparisons_with(self, other: str) -> list[MetricComparison]:
+        """`other` against the baseline on every metric, in METRICS order."""
+        return [c for c in self.comparisons if c.other == other]
+
+    def pairs_with(self, other: str) -> PairCounts | None:
+        """The (case, repetition) groups of the baseline and `other`; None when `other` is not compared."""
+        return next((p for p in self.pairs if p.other == other), None)
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def summary_to_json(summary: RunSummary, *, cases: bool = False) -> dict[str, An
         "deterministic_passed": summary.deterministic_passed,
         "claim_findings": summary.claim_findings,
         # Small and of a fixed size: copied the generic way.
-        "pairs": None if summary.pairs is None else asdict(summary.pairs),
+        "pairs": [asdict(pairs) for pairs in summary.pairs],
         "faults": asdict(summary.faults),
         "warnings": list(summary.warnings),
         "lookups": [asdict(lookups) for lookups in summary.lookups],

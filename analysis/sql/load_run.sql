@@ -27,7 +27,8 @@ SELECT m.runId AS run_id, m.schemaVersion AS schema_version, m.designs, m.repeti
        m.dataset.hash AS dataset_hash, m.provider, m.model, m.baseUrl AS base_url,
        m.tokenCounts AS token_counts, m.dataset, m.instructions, m.tools, m.budgets,
        m.startedAt AS started_at, m.finishedAt AS finished_at, m.cases, m.plan,
-       m.structuredOutput AS structured_output, m.toolChoice AS tool_choice
+       m.structuredOutput AS structured_output, m.toolChoice AS tool_choice,
+       coalesce(m.baseline, m.designs[1]) AS baseline, m.designSources AS design_sources
 FROM (SELECT json_transform(content, '{
         "schemaVersion": "BIGINT", "runId": "VARCHAR", "designs": ["VARCHAR"], "repetitions": "BIGINT",
         "provider": {"name": "VARCHAR", "label": "VARCHAR", "isLanguageModel": "BOOLEAN"},
@@ -37,7 +38,7 @@ FROM (SELECT json_transform(content, '{
         "startedAt": "VARCHAR", "finishedAt": "VARCHAR",
         "structuredOutput": {"requested": "VARCHAR", "used": "VARCHAR",
                              "fallbacks": [{"rejected": "VARCHAR", "reason": "VARCHAR", "at": "VARCHAR"}]},
-        "toolChoice": "VARCHAR",
+        "toolChoice": "VARCHAR", "baseline": "VARCHAR", "designSources": "JSON",
         "cases": [{"caseId": "VARCHAR", "orderId": "VARCHAR", "question": "VARCHAR", "asks": ["VARCHAR"],
                    "expected": {"deliveredSkus": ["VARCHAR"], "outstandingSkus": ["VARCHAR"],
                                 "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR",
@@ -97,7 +98,7 @@ WITH lines AS (
                    THEN type || ' without seq'
                WHEN type = 'conversation_started'
                     AND (caseId IS NULL OR design IS NULL OR repetition IS NULL OR pairIndex IS NULL
-                         OR pairPosition IS NULL OR pairPosition NOT IN (1, 2))
+                         OR pairPosition IS NULL OR pairPosition < 1)
                    THEN 'conversation_started without caseId, design, repetition or pair'
                WHEN type IN ('model_request', 'model_response', 'tool_call', 'tool_result')
                     AND (turn IS NULL OR turn < 1)

@@ -26,7 +26,7 @@ def test_a_design_that_never_passes_makes_correctness_the_headline_and_no_saving
     [summary] = summarize_runs([run])
     granular, focused = summary.designs
     assert (granular.passed, focused.passed) == (0, CASE_COUNT)
-    assert summary.pairs is not None and (summary.pairs.pairs, summary.pairs.correct_pairs) == (CASE_COUNT, 0)
+    assert summary.pairs and (summary.pairs[0].pairs, summary.pairs[0].correct_pairs) == (CASE_COUNT, 0)
     for comparison in summary.comparisons:
         assert comparison.paired_n == 0 and comparison.saving_pct is None and comparison.median_difference is None
         if comparison.metric not in ("uncachedInputTokens", "reasoningTokens"):  # the scripted policy reports none

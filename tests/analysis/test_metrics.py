@@ -73,7 +73,7 @@ def test_every_figure_a_summary_returns_has_one_label(hand_summary):
 def test_savings_and_paired_differences(hand_summary):
     # (A, 1) and (A, 2): both designs passed; (B, 1): only focused; (B, 2): only granular. Savings and
     # paired differences are over the two both-correct pairs only; the all-conversation figures are kept.
-    assert hand_summary.pairs == PairCounts(G, F, pairs=4, correct_pairs=2, only_baseline=1, only_other=1)
+    assert hand_summary.pairs == [PairCounts(G, F, pairs=4, correct_pairs=2, only_baseline=1, only_other=1)]
     by_metric = {c.metric: c for c in hand_summary.comparisons}
     assert list(by_metric) == list(METRICS)
     expected = {  # saving % on the both-correct medians; their paired median difference; saving over all

@@ -331,7 +331,7 @@ def summarize(run: RunInfo, details: list[ConversationDetail],
     deterministic = [DeterministicOrder(o, True, {"granular": g, "focused": f}, {"granular": n, "focused": 1})
                      for o, g, f, n in DETERMINISTIC]
     return RunSummary(run=run, designs=designs, comparisons=comparisons, paired=paired, deterministic=deterministic,
-                      deterministic_passed=True, claim_findings=claim_findings or {}, pairs=pair_counts,
+                      deterministic_passed=True, claim_findings=claim_findings or {}, pairs=[pair_counts],
                       faults=fault_summary)
 
 

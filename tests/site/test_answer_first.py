@@ -76,7 +76,7 @@ def test_summaries_reviewed_as_not_justified_are_counted_and_linked_to_the_filte
 def test_no_pair_both_right_means_no_cost_comparison():
     site = factories.offline_site()
     summary = site["summaries"][0]
-    site["summaries"] = [replace(summary, pairs=replace(summary.pairs, correct_pairs=0))]
+    site["summaries"] = [replace(summary, pairs=[replace(summary.pairs[0], correct_pairs=0)])]
     [difference] = answer_of(site).differences
     assert "no like-for-like comparison" in difference and "CI" not in difference
 

@@ -158,8 +158,9 @@ class ConversationStarted(_Model):
     orderId: str = _doc("the order the case is about")
     design: str = _doc("the tool design the model was given")
     repetition: int = _doc("1..repetitions")
-    pairIndex: int = _doc("the (case, repetition) pair this conversation belongs to")
-    pairPosition: Literal[1, 2] = _doc("1 when this design went first in its pair, else 2")
+    pairIndex: int = _doc("the (case, repetition) group this conversation belongs to (every design runs it once)")
+    pairPosition: int = _doc("this design's place in its group's order: 1 when it went first (the order rotates "
+                             "between groups)", ge=1)
     afterAbandonedRequest: AbandonedRequest | None = _doc(
         "on a local server, a request an earlier conversation abandoned at a timeout just before this one began: "
         "a single-slot server may still be working on it, so this conversation's time can include that wait",

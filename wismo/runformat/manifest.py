@@ -99,8 +99,20 @@ class PlanEntry(_Model):
     caseId: str = _doc("the case")
     design: str = _doc("the design")
     repetition: int = _doc("1..repetitions")
-    pairIndex: int = _doc("the (case, repetition) pair")
-    pairPosition: int = _doc("1 when this design goes first in its pair")
+    pairIndex: int = _doc("the (case, repetition) group: every design runs it once")
+    pairPosition: int = _doc("this design's place in its group's order, 1 when it goes first", ge=1)
+
+
+class DesignSource(_Model):
+    """Where one design's MCP server came from, and what it said about itself."""
+
+    command: list[str] | None = _doc("the command that started it over stdio (null for a URL)", default=None)
+    url: str | None = _doc("the streamable HTTP endpoint it was reached at, userinfo and secret query "
+                           "parameters stripped (null for a command)", default=None)
+    headers: list[str] = _doc("the names of the HTTP headers sent (never their values)", default_factory=list)
+    builtIn: bool = _doc("one of wismo's own designs (granular, focused)", default=False)
+    serverName: str | None = _doc("the name the server gave in its initialize result", default=None)
+    serverVersion: str | None = _doc("the version the server gave in its initialize result", default=None)
 
 
 class ResumeEntry(_Model):
@@ -152,6 +164,11 @@ class Manifest(_Model):
     dataset: DatasetInfo = _doc("which dataset")
     cases: list[CaseEntry] = _doc("the cases of the plan, with their expectations")
     designs: list[str] = _doc("the designs recorded, in order")
+    baseline: str | None = _doc("the design every other is compared with (--baseline); null in runs recorded "
+                                "before it could be chosen: the first design", default=None)
+    designSources: dict[str, DesignSource] = _doc("per design, where its server came from (a command or a URL) "
+                                                  "and its name and version; empty in runs recorded before "
+                                                  "designs could be brought", default_factory=dict)
     repetitions: int = _doc("repetitions of every (case, design)")
     concurrency: int = _doc("conversations in flight at once")
     budgets: BudgetsInfo = _doc("the limits on every conversation")

@@ -119,7 +119,7 @@ def build_answers(data: SiteData) -> list[AnswerRun]:
     for run_id in data.valid_ids:
         summary, card = data.summaries[run_id], data.cards[run_id]
         words = headline(summary)
-        correct = summary.pairs.correct_pairs if summary.pairs else None
+        correct = summary.pairs[0].correct_pairs if summary.pairs else None
         answers.append(AnswerRun(
             card=card, section_url=f"#{run_section(card)}", lead=words.lead,
             pass_rates_differ=words.pass_rates_differ,

@@ -101,7 +101,7 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
         rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells, _comparison_cells(metric, pairs, by_key),
                                 note=METRIC_NOTES.get(metric, ""), section="Cost: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
-    both = (f" ({summary.pairs.correct_pairs} of {summary.pairs.pairs} pairs)" if summary.pairs else "")
+    both = (f" ({summary.pairs[0].correct_pairs} of {summary.pairs[0].pairs} pairs)" if summary.pairs else "")
     note = ("Savings compare the designs' medians over the (case, repetition) pairs where both answered correctly"
             f"{both}: a cheaper wrong answer is no saving. The interval is a 95 % paired bootstrap interval of the "
             f"median per-pair difference over those pairs ({first.bootstrap_resamples:,} resamples, seed "
@@ -215,7 +215,7 @@ def model_table(data: SiteData) -> list[ModelDesignRow]:
         summary, card = data.summaries[run_id], data.cards[run_id]
         baseline = summary.run.designs[0]
         savings = {c.other: c for c in summary.comparisons if c.metric == "totalTokens" and c.baseline == baseline}
-        both = f", {summary.pairs.correct_pairs} pairs both right" if summary.pairs else ""
+        both = f", {summary.pairs[0].correct_pairs} pairs both right" if summary.pairs else ""
         for metrics in summary.designs:
             design = metrics.design
             saving = savings.get(design)
