@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from recorder.dataset import DEFAULT_ASKS
 from recorder.instructions import parse_answer
@@ -41,9 +41,6 @@ from wismo.runformat.write import ConversationLog, RunWriteError, now_us
 
 # The usage block of a request that got no response: nothing was reported, nothing is guessed.
 NO_USAGE = Usage(inputTokens=None, outputTokens=None, cachedTokens=None, estimated=False)
-# A conversation's place in its pair: 1 when its design went first.
-PairPosition = Literal[1, 2]
-PAIR_POSITIONS: tuple[PairPosition, PairPosition] = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -72,7 +69,7 @@ class ConversationPlan:
     design: str
     repetition: int
     pair_index: int
-    pair_position: PairPosition
+    pair_position: int  # its design's place in the group's order: 1 when it went first
     expected: dict[str, Any]  # the asked fields' expected values
     asks: tuple[str, ...] = DEFAULT_ASKS  # the answer fields the case asks; only these are scored
 

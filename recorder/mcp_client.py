@@ -1,25 +1,57 @@
-"""The client side of MCP: one design's server as a child process over stdio, restarted if it dies."""
+"""The client side of MCP: one design's server, a child process over stdio (restarted if it dies) or a
+running server reached over streamable HTTP (reconnected if the connection drops)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import shlex
 import sys
+import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from pydantic import ValidationError
 
 from recorder.linking import ToolSpec
 from recorder.lookups import META_KEY
 from wismo.errors import WismoError
 from wismo.runformat.events import BackendLookups
+from wismo.runformat.redact import strip_url_secrets
+
+STDERR_TAIL_CHARS = 300  # of a server's stderr, quoted when it fails to start
+
+
+@dataclass(frozen=True)
+class ServerTarget:
+    """How to reach one design's MCP server: a command run over stdio, or a streamable HTTP URL.
+
+    `headers` hold resolved values (a bearer token read from the environment): they are sent, never
+    written; `describe()` and the manifest name the URL without its secrets and the headers by name.
+    """
+
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """The command or the URL (secrets stripped), as a message names it."""
+        return strip_url_secrets(self.url) if self.url else shlex.join(self.command)
+
+
+def as_target(target: ServerTarget | Sequence[str]) -> ServerTarget:
+    """A target from a target or a plain command."""
+    return target if isinstance(target, ServerTarget) else ServerTarget(command=tuple(target))
 
 
 @dataclass(frozen=True)
@@ -51,6 +83,10 @@ def reported_lookups(meta: dict[str, Any] | None) -> BackendLookups | None:
 START_TIMEOUT_S = 60.0  # seconds a server may take to start and list its tools
 
 
+class NoTools(Exception):
+    """The server started but lists no tools: nothing could be recorded with it."""
+
+
 class ServerDied(Exception):
     """The server process went away during a call; it is being restarted."""
 
@@ -72,10 +108,15 @@ def _child_environment() -> dict[str, str]:
     return env
 
 
-def _root_cause(error: BaseException) -> str:
+def _innermost(error: BaseException) -> BaseException:
     """The innermost error of an exception group (anyio wraps a child's failure in several)."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
+    return error
+
+
+def _root_cause(error: BaseException) -> str:
+    error = _innermost(error)
     return f"{type(error).__name__}: {error}"
 
 
@@ -94,9 +135,10 @@ class ToolServer:
     replaced (they all fail as it is torn down) never restart the fresh one.
     """
 
-    def __init__(self, command: list[str], *, label: str, log_path: Path | None = None,
+    def __init__(self, target: ServerTarget | Sequence[str], *, label: str, log_path: Path | None = None,
                  call_timeout_s: float = 30.0, start_timeout_s: float = START_TIMEOUT_S) -> None:
-        self.command = command
+        self.target = as_target(target)
+        self.command = list(self.target.command)
         self.label = label
         self.log_path = log_path
         self.call_timeout_s = call_timeout_s
@@ -104,6 +146,8 @@ class ToolServer:
         # server that is still importing look dead, nor a stalled one wait as long as a start-up.
         self.start_timeout_s = max(start_timeout_s, call_timeout_s)
         self.tools_raw: list[dict[str, Any]] = []
+        self.server_name: str | None = None  # as the server gave them in its initialize result
+        self.server_version: str | None = None
         self.calls = 0
         self.restarts = 0
         self._instance = 0  # the number of the instance now running (or starting)
@@ -116,7 +160,9 @@ class ToolServer:
         self._log: TextIO | None = None
 
     async def __aenter__(self) -> ToolServer:
-        self._log = open(self.log_path, "a", encoding="utf-8") if self.log_path else open(os.devnull, "w")  # noqa: SIM115
+        # Without a log file the server's stderr still goes to a file: a failed start-up quotes its tail.
+        self._log = (open(self.log_path, "a+", encoding="utf-8") if self.log_path  # noqa: SIM115
+                     else tempfile.TemporaryFile("w+", encoding="utf-8"))  # noqa: SIM115
         self._supervisor = asyncio.create_task(self._supervise(self._log), name=f"mcp-{self.label}")
         await self._wait_ready()
         return self
@@ -133,17 +179,77 @@ class ToolServer:
     async def _wait_ready(self) -> None:
         await self._ready.wait()
         if self._start_error is not None:
-            raise WismoError(f"MCP server {self.label!r} ({' '.join(self.command)}) did not start: "
-                             f"{_root_cause(self._start_error)}") from None
+            status = await self._http_status() if self.target.url else None
+            raise WismoError(self._start_failure(status)) from None
+
+    async def _http_status(self) -> str | None:
+        """What the URL answers a plain initialize with, when that is an HTTP error (the SDK's error hides it)."""
+        body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "wismo", "version": "probe"}}}
+        headers = {"Accept": "application/json, text/event-stream", **self.target.headers}
+        try:
+            async with httpx2.AsyncClient(timeout=10) as http:
+                response = await http.post(self.target.url or "", json=body, headers=headers)
+        except httpx2.HTTPError:
+            return None
+        if response.status_code < 400:
+            return None
+        hint = " (check its --header)" if response.status_code in (401, 403) else ""
+        return f"HTTP {response.status_code} {response.reason_phrase}{hint}"
+
+    def _start_failure(self, http_status: str | None = None) -> str:
+        """One line: which design, what was run or reached, why it failed, and the tail of its stderr."""
+        error = _innermost(self._start_error or RuntimeError("unknown"))
+        where = self.target.describe()
+        if isinstance(error, NoTools):
+            return f"design {self.label!r} ({where}): {error}"
+        if self.target.url and http_status:
+            return f"design {self.label!r}: the MCP server at {where} refused to start a session: {http_status}"
+        if self.target.url:
+            return f"design {self.label!r}: the MCP server at {where} did not answer: {_root_cause(error)}"
+        message = f"design {self.label!r}: its MCP server ({where}) did not start: {_root_cause(error)}"
+        tail = self._stderr_tail()
+        return f"{message}; its stderr ends: {tail}" if tail else message
+
+    def _stderr_tail(self) -> str:
+        """The last characters the server wrote to stderr, on one line."""
+        if self._log is None or self._log.closed:
+            return ""
+        with contextlib.suppress(OSError, ValueError):
+            self._log.flush()
+            fd = self._log.fileno()
+            size = os.fstat(fd).st_size
+            raw = os.pread(fd, 4 * STDERR_TAIL_CHARS, max(0, size - 4 * STDERR_TAIL_CHARS))
+            text = " | ".join(line.strip() for line in raw.decode("utf-8", "replace").splitlines() if line.strip())
+            return text if len(text) <= STDERR_TAIL_CHARS else "…" + text[-STDERR_TAIL_CHARS:]
+        return ""
+
+    def _transport(self, errlog: TextIO) -> tuple[Any, Any]:
+        """The SDK transport to this server, and the HTTP client it needs entered (None over stdio)."""
+        if self.target.url:
+            # The SDK closes only an HTTP client it made itself; this one carries the headers.
+            http = create_mcp_http_client(headers=self.target.headers or None)
+            return streamable_http_client(self.target.url, http_client=http), http
+        params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment())
+        return stdio_client(params, errlog=errlog), None
 
     async def _supervise(self, errlog: TextIO) -> None:
-        params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment())
         while not self._stopping:
             try:
-                async with Client(stdio_client(params, errlog=errlog), mode="legacy",
-                                  read_timeout_seconds=self.start_timeout_s) as client:
+                async with AsyncExitStack() as stack:
+                    transport, http = self._transport(errlog)
+                    if http is not None:
+                        await stack.enter_async_context(http)
+                    client = await stack.enter_async_context(
+                        Client(transport, mode="legacy", read_timeout_seconds=self.start_timeout_s))
                     listing = await client.list_tools()
+                    if not listing.tools:
+                        raise NoTools("its server lists no tools (tools/list is empty)")
                     self.tools_raw = [tool_definition(t) for t in listing.tools]
+                    info = client.server_info
+                    self.server_name = info.name if info else None
+                    self.server_version = info.version if info else None
                     if not self._stopping:
                         self._restart.clear()  # a restart asked of an earlier instance is void
                     self._client = client
@@ -194,7 +300,8 @@ class ToolServer:
                            lookups=reported_lookups(result.meta))
 
 
-async def start_servers(stack: AsyncExitStack, commands: dict[str, list[str]], log_dir: Path | None = None,
+async def start_servers(stack: AsyncExitStack, commands: Mapping[str, ServerTarget | Sequence[str]],
+                        log_dir: Path | None = None,
                         call_timeout_s: float = 30.0, log_prefix: str = "server",
                         start_timeout_s: float = START_TIMEOUT_S) -> dict[str, ToolServer]:
     """Start several servers at once (each spawn costs about a second of imports) and keep them open."""

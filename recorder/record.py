@@ -10,8 +10,10 @@ process writes to a run folder at a time (wismo.runformat.lock); no secret reach
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import shlex
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
@@ -22,10 +24,11 @@ from typing import Any, Protocol
 
 from recorder.comparison import run_comparison
 from recorder.dataset import DEFAULT_ASKS, Dataset, load_dataset
+from recorder.designs import DesignChoice, DesignSpec, choose_designs
 from recorder.fault_watch import FaultWatch
 from recorder.local_server import AbandonedRequests
-from recorder.loop import PAIR_POSITIONS, Budgets, Conversation, ConversationPlan, Outcome
-from recorder.mcp_client import ToolServer, server_command, start_servers
+from recorder.loop import Budgets, Conversation, ConversationPlan, Outcome
+from recorder.mcp_client import ServerTarget, ToolServer, start_servers
 from recorder.providers import create_provider
 from recorder.providers.base import Provider
 from recorder.run_manifest import build_manifest, provider_settings, request_shape
@@ -45,7 +48,6 @@ from wismo.runformat.write import (
     write_json_atomic,
 )
 
-DESIGN_NAMES = ("granular", "focused")
 ERROR_STATUSES = FAULT_STATUSES
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 # What a start-up killed before the manifest was written leaves in the folder: it may be taken over.
@@ -62,7 +64,10 @@ class RecordOptions:
     model: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
-    designs: tuple[str, ...] = DESIGN_NAMES
+    designs: tuple[str, ...] | None = None  # picked and ordered (--designs); None: built-in, then brought
+    servers: tuple[DesignSpec, ...] = ()  # designs brought with --server (or built-in ones replaced)
+    headers: tuple[tuple[str, str, str], ...] = ()  # (design, header, value template) for HTTP designs
+    baseline: str | None = None  # the design every other is compared with; None: the first
     repetitions: int = 3
     case_ids: tuple[str, ...] | None = None
     dataset_dir: Path | None = None
@@ -151,17 +156,22 @@ class RunInterrupted(WismoError):
 
 def plan_conversations(dataset: Dataset, designs: Sequence[str], repetitions: int,
                        case_ids: Sequence[str] | None = None) -> list[ConversationPlan]:
-    """Repetition-major pairs (every case once, then again); the design that goes first alternates."""
-    if len(set(designs)) != len(designs) or len(designs) > len(PAIR_POSITIONS):
-        raise WismoError(f"designs {', '.join(designs)}: a pair compares up to {len(PAIR_POSITIONS)} different "
-                         "designs, each once")
+    """Repetition-major groups (every case once, then again), each running every design once.
+
+    The order rotates from group to group (a b c, b c a, c a b, ...), so every design goes first,
+    second, ... equally often over N groups and none always meets a server or a provider warmed by
+    another; with two designs this alternates, as pairs always did.
+    """
+    if len(set(designs)) != len(designs) or not designs:
+        raise WismoError(f"designs {', '.join(designs) or '(none)'}: a group runs each design once")
     cases = [dataset.case(c) for c in case_ids] if case_ids else dataset.cases
     plans: list[ConversationPlan] = []
     pair_index = 0
     for repetition in range(1, repetitions + 1):
         for case in cases:
-            order = list(designs) if pair_index % 2 == 0 else list(reversed(designs))
-            for position, design in zip(PAIR_POSITIONS, order, strict=False):
+            shift = pair_index % len(designs)
+            order = [*designs[shift:], *designs[:shift]]
+            for position, design in enumerate(order, start=1):
                 plans.append(ConversationPlan(
                     conversation_id=f"{case.caseId}.{design}.r{repetition}", case_id=case.caseId,
                     order_id=case.orderId, question=case.question, design=design, repetition=repetition,
@@ -287,23 +297,25 @@ def question_for(manifest: dict[str, Any], asks: tuple[str, ...]) -> tuple[str, 
 MCP_CALL_TIMEOUT_S = 60.0
 
 
-async def start_run_servers(stack: AsyncExitStack, designs: Sequence[str], dataset: Dataset,
-                         run_dir: Path) -> dict[str, ToolServer]:
+async def start_run_servers(stack: AsyncExitStack, targets: dict[str, ServerTarget],
+                            run_dir: Path) -> dict[str, ToolServer]:
+    """Start (or connect to) every design's server at once; their stderr goes to the run's logs/."""
     logs = run_dir / LOGS_DIR
     try:
         logs.mkdir(exist_ok=True)
     except OSError as exc:
         raise write_failure(logs, exc) from None
-    # The comparison needs both designs even when only one is recorded.
-    wanted = dict.fromkeys([*DESIGN_NAMES, *designs])
-    return await start_servers(stack, {d: server_command(d, dataset.folder) for d in wanted}, logs,
-                               MCP_CALL_TIMEOUT_S)
+    return await start_servers(stack, targets, logs, MCP_CALL_TIMEOUT_S)
 
 
-def _check_options(options: RecordOptions) -> None:
-    unknown = [d for d in options.designs if d not in DESIGN_NAMES]
-    if unknown or not options.designs:
-        raise WismoError(f"unknown design(s) {', '.join(unknown) or '(none)'}; known: {', '.join(DESIGN_NAMES)}")
+def run_targets(choice: DesignChoice) -> dict[str, ServerTarget]:
+    """Every design's server, and the reference the comparison needs even when it is not recorded."""
+    return {**{choice.reference.name: choice.reference.target()}, **{d.name: d.target() for d in choice.designs}}
+
+
+def _check_options(options: RecordOptions) -> DesignChoice:
+    choice = choose_designs(options.servers, options.designs, options.baseline, options.headers,
+                            options.dataset_dir)
     if options.repetitions < 1:
         raise WismoError("--repetitions must be at least 1")
     if options.run_id is not None and (not RUN_ID.fullmatch(options.run_id) or ".." in options.run_id):
@@ -315,6 +327,7 @@ def _check_options(options: RecordOptions) -> None:
         if ignored:
             raise WismoError(f"{', '.join(ignored)} do(es) not apply to the scripted provider (a fixed offline "
                              "policy, not a model); leave it out, or choose --provider")
+    return choice
 
 
 def _take_folder(run_dir: Path) -> bool:
@@ -339,11 +352,11 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
     `after(run_dir)` runs once the run is written, still under the run's lock (the CLI checks claims).
     """
     progress = progress or SilentProgress()
-    _check_options(options)
+    choice = _check_options(options)
     dataset = load_dataset(options.dataset_dir)
     for warning in dataset.warnings:
         progress.warn(warning)
-    plans = plan_conversations(dataset, options.designs, options.repetitions, options.case_ids)
+    plans = plan_conversations(dataset, choice.names, options.repetitions, options.case_ids)
     provider = create_provider(options.provider, provider_settings(
         options.provider, options.model, options.base_url, options.api_key_env,
         {"requested": options.structured_output}, options.tool_choice, reasoning_effort=options.reasoning_effort,
@@ -353,13 +366,35 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
     existed = _take_folder(run_dir)
     if existed and not abandoned_start(run_dir):
         raise WismoError(f"{run_dir} already exists; choose another --run-id or resume it with --resume {run_dir}")
+    try:
+        return await _record_locked(run_dir, run_id, existed, options, choice, dataset, plans, provider, progress,
+                                    after)
+    except WismoError as exc:
+        if not existed and not isinstance(exc, RunInterrupted):  # an interrupted start-up is taken over
+            _remove_failed_start(run_dir)
+        raise
+
+
+def _remove_failed_start(run_dir: Path) -> None:
+    """A server that would not start leaves nothing to keep: no comparison, no manifest (its log tail is in
+    the message). A failed comparison's report stays for the user to read."""
+    with contextlib.suppress(OSError):
+        if run_dir.is_dir() and not any(p.name in (COMPARISON_FILE, MANIFEST_FILE, EVENTS_FILE)
+                                        for p in run_dir.iterdir()):
+            shutil.rmtree(run_dir)
+
+
+async def _record_locked(run_dir: Path, run_id: str, existed: bool, options: RecordOptions, choice: DesignChoice,
+                         dataset: Dataset, plans: list[ConversationPlan], provider: Provider, progress: Progress,
+                         after: After | None) -> RunResult:
     with run_lock(run_dir, "wismo record"):
         if existed and not abandoned_start(run_dir):  # another record took it over meanwhile
             raise WismoError(f"{run_dir} already exists; choose another --run-id or resume it with "
                              f"--resume {run_dir}")
-        redactor = Redactor.from_environment(options.api_key_env, [options.base_url])
+        redactor = design_redactor(choice, Redactor.from_environment(options.api_key_env, [options.base_url]))
         try:
-            result = await _record_in(run_dir, run_id, options, dataset, plans, provider, redactor, progress)
+            result = await _record_in(run_dir, run_id, options, choice, dataset, plans, provider, redactor,
+                                      progress)
         except asyncio.CancelledError:
             raise RunInterrupted(None, run_dir) from None
         finally:
@@ -367,19 +402,23 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
         return end_run(result, after)
 
 
-async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, dataset: Dataset,
+def design_redactor(choice: DesignChoice, redactor: Redactor) -> Redactor:
+    """The run's redactor, also hiding every header value sent to a design (a bearer token)."""
+    return redactor.with_secrets(v for spec in choice.designs for v in spec.secret_values())
+
+
+async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, choice: DesignChoice, dataset: Dataset,
                      plans: list[ConversationPlan], provider: Provider, redactor: Redactor,
                      progress: Progress) -> RunResult:
     async with AsyncExitStack() as stack:
-        servers = await start_run_servers(stack, options.designs, dataset, run_dir)
+        servers = await start_run_servers(stack, run_targets(choice), run_dir)
         # The same servers the conversations use must first show they return the same evidence.
-        comparison = await run_comparison(dataset, servers=servers, designs=options.designs)
+        comparison = await run_comparison(dataset, servers=servers, designs=choice.names)
         write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json(), redactor)
         if not comparison.passed:
-            raise WismoError(f"the two designs do not return the same evidence for dataset {dataset.name}; "
-                             f"nothing recorded (see {run_dir / COMPARISON_FILE})")
-        servers = {d: servers[d] for d in options.designs}
-        manifest = build_manifest(run_id, options, provider, dataset, plans, servers, redactor)
+            raise WismoError(f"{comparison_problem(comparison)}; nothing recorded (see {run_dir / COMPARISON_FILE})")
+        servers = {d: servers[d] for d in choice.names}
+        manifest = build_manifest(run_id, options, choice, provider, dataset, plans, servers, redactor)
         write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
         writer = EventWriter(run_dir / EVENTS_FILE, run_id, redactor)
         writer.write(RunStarted(wismoVersion=__version__, planned=len(plans)))
@@ -389,6 +428,12 @@ async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, dataset
         await run_work(runner, [(plan, 1) for plan in plans])
         finish_run(writer, run_dir, manifest, runner, redactor)
     return runner.result(run_dir, 0)
+
+
+def comparison_problem(comparison: Any) -> str:
+    """The comparison's first problem in one line (its report names them all)."""
+    line = getattr(comparison, "problem_line", None)
+    return (line() if line else None) or "the designs do not return the same evidence"
 
 
 async def run_work(runner: _Runner, work: list[tuple[ConversationPlan, int]]) -> None:

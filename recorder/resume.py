@@ -9,6 +9,7 @@ from typing import Any
 
 from recorder.attempts import ResumePlan, plan_resume
 from recorder.dataset import DEFAULT_ASKS, Dataset, load_dataset
+from recorder.designs import DesignSpec, designs_of_run
 from recorder.loop import Budgets, ConversationPlan
 from recorder.providers import create_provider
 from recorder.providers.base import Provider
@@ -68,6 +69,7 @@ def _read_for_resume(run_dir: Path) -> dict[str, Any]:
 
 async def resume(run_dir: Path, *, concurrency: int | None = None, command_line: Sequence[str] = (),
                  progress: Progress | None = None, keep_errors: bool = False, base_url: str | None = None,
+                 headers: Sequence[tuple[str, str, str]] = (),
                  after: After | None = None) -> RunResult:
     """Continue a run: re-run what did not finish cleanly (and, unless keep_errors, what ended in a fault).
 
@@ -92,12 +94,15 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
         if not todo.rerun and not todo.supersede and lines is not None and lines.ends_with_newline:
             return RunResult(run_dir, [], todo.kept, nothing_to_do=True)
 
+        # The same servers: wismo's own, the commands recorded, the URLs (with the headers given again).
+        designs = designs_of_run(manifest, None if folder == "default" else Path(folder), headers)
         # A resumed run sends what the run settled on: the same answer format, tool choice and options.
         provider = create_provider(manifest["provider"]["name"], settings_of_run(manifest, base_url))
-        redactor = Redactor.from_environment(manifest.get("apiKeyEnv"), [base_url])
+        redactor = Redactor.from_environment(manifest.get("apiKeyEnv"), [base_url]).with_secrets(
+            value for spec in designs for value in spec.secret_values())
         try:
             result = await _resume_in(run_dir, manifest, dataset, plans, todo, lines, provider, redactor,
-                                      concurrency, command_line, progress)
+                                      concurrency, command_line, progress, designs)
         finally:
             await provider.aclose()
         return end_run(result, after)
@@ -105,7 +110,8 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
 
 async def _resume_in(run_dir: Path, manifest: dict[str, Any], dataset: Dataset, plans: list[ConversationPlan],
                      todo: ResumePlan, lines: EventLines | None, provider: Provider, redactor: Redactor,
-                     concurrency: int | None, command_line: Sequence[str], progress: Progress) -> RunResult:
+                     concurrency: int | None, command_line: Sequence[str], progress: Progress,
+                     designs: Sequence[DesignSpec]) -> RunResult:
     events_path = run_dir / EVENTS_FILE
     repaired = None
     if lines and not lines.ends_with_newline:
@@ -131,7 +137,8 @@ async def _resume_in(run_dir: Path, manifest: dict[str, Any], dataset: Dataset, 
                       manifest["budgets"]["requestTimeoutS"], manifest["budgets"]["conversationDeadlineS"])
     progress.start(len(plans), skipped)
     async with AsyncExitStack() as stack:
-        servers = await start_run_servers(stack, manifest["designs"], dataset, run_dir) if work else {}
+        targets = {spec.name: spec.target() for spec in designs}
+        servers = await start_run_servers(stack, targets, run_dir) if work else {}
         runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest["concurrency"],
                          progress, redactor)
         await run_work(runner, work)

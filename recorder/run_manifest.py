@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from recorder.dataset import DEFAULT_DATASET_DIR, Dataset
+from recorder.designs import DesignChoice
 from recorder.instructions import ANSWER_SCHEMA, answer_schema, build_instructions
 from recorder.loop import ConversationPlan
 from recorder.mcp_client import ToolServer
@@ -50,8 +51,8 @@ def dataset_reference(dataset: Dataset) -> str:
     return "default" if dataset.folder == DEFAULT_DATASET_DIR.resolve() else str(dataset.folder)
 
 
-def build_manifest(run_id: str, options: RecordOptions, provider: Provider, dataset: Dataset,
-              plans: list[ConversationPlan], servers: dict[str, ToolServer], redactor: Redactor) -> dict[str, Any]:
+def build_manifest(run_id: str, options: RecordOptions, choice: DesignChoice, provider: Provider, dataset: Dataset,
+                   plans: list[ConversationPlan], servers: dict[str, ToolServer], redactor: Redactor) -> dict[str, Any]:
     # The order size the crossover view plots against (a case about a missing order has none).
     lines = {order.orderId: len(order.items) for order in dataset.records.orders}
     # Built through the model, so the manifest cannot hold a field the run format does not define.
@@ -71,7 +72,9 @@ def build_manifest(run_id: str, options: RecordOptions, provider: Provider, data
         "cases": [{**case.model_dump(mode="json", include={"caseId", "orderId", "question"}),
                    "asks": list(case.asks), "expected": case.expectation(), "orderLines": lines.get(case.orderId)}
                   for case in dataset.cases if any(p.case_id == case.caseId for p in plans)],
-        "designs": list(options.designs),
+        "designs": list(choice.names),
+        "baseline": choice.baseline,
+        "designSources": design_sources(choice, servers),
         "repetitions": options.repetitions,
         "concurrency": options.concurrency,
         "budgets": options.budgets.to_json(),
@@ -83,7 +86,7 @@ def build_manifest(run_id: str, options: RecordOptions, provider: Provider, data
         "tools": {d: [{"name": t.name, "description": t.description, "parameters": t.parameters}
                       for t in s.tool_specs()] for d, s in servers.items()},
         "toolsListed": {d: s.tools_raw for d, s in servers.items()},
-        "serverCommands": {d: ["python", *s.command[1:]] for d, s in servers.items()},
+        "serverCommands": {spec.name: spec.source()["command"] for spec in choice.designs if spec.command},
         "plan": [p.to_json() for p in plans],
         "startedAt": now_iso(),
         "finishedAt": None,
@@ -91,6 +94,12 @@ def build_manifest(run_id: str, options: RecordOptions, provider: Provider, data
         "commandLine": redact_command_line(options.command_line, redactor),
         "host": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
     }).model_dump(mode="json")
+
+
+def design_sources(choice: DesignChoice, servers: dict[str, ToolServer]) -> dict[str, dict[str, Any]]:
+    """Per design: its command or URL (no secrets), the headers it was sent by name, its name and version."""
+    return {spec.name: {**spec.source(), "serverName": servers[spec.name].server_name,
+                        "serverVersion": servers[spec.name].server_version} for spec in choice.designs}
 
 
 def request_shape(provider: Provider) -> dict[str, Any]:

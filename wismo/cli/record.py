@@ -15,6 +15,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from recorder.designs import parse_header, parse_server
 from recorder.local_server import concurrency_note
 from recorder.loop import Budgets, Outcome
 from recorder.providers import REGISTRY
@@ -146,7 +147,16 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
 @click.option("--base-url", default=None, help="API base URL (required by openai-chat: Ollama, vLLM, LM Studio).")
 @click.option("--api-key-env", default=None, metavar="VAR",
               help="Read the API key from this environment variable instead of the provider's default.")
-@click.option("--designs", default="granular,focused", show_default=True, help="Comma-separated tool designs.")
+@click.option("--server", "servers", multiple=True, metavar="NAME=COMMAND|URL",
+              help="Add a design (or replace focused) with your own MCP server: a command run over stdio, or an "
+                   "http(s)://…/mcp URL reached over streamable HTTP. Repeatable.")
+@click.option("--header", "headers", multiple=True, metavar="NAME=Header: value",
+              help="An HTTP header for design NAME's URL; $VAR or ${VAR} in the value is read from the environment "
+                   "(single-quote it), and the value is never written. Repeatable.")
+@click.option("--designs", default=None,
+              help="Comma-separated designs to record, in order [default: granular,focused, then each --server].")
+@click.option("--baseline", default=None, metavar="NAME",
+              help="The design every other is compared with [default: the first of --designs].")
 @click.option("--repetitions", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--cases", "case_ids", default=None, help="Comma-separated case IDs (default: every case).")
 @dataset_option
@@ -180,15 +190,17 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
               help="With --resume: keep conversations that ended in a fault instead of re-running them.")
 @click.pass_context
 def record_command(ctx: click.Context, provider: str, model: str | None, base_url: str | None,
-                   api_key_env: str | None, designs: str, repetitions: int, case_ids: str | None,
+                   api_key_env: str | None, servers: tuple[str, ...], headers: tuple[str, ...],
+                   designs: str | None, baseline: str | None, repetitions: int, case_ids: str | None,
                    dataset_dir: Path | None, concurrency: int, max_turns: int, max_tool_calls: int,
                    request_timeout: float, deadline: float, out_dir: Path, run_id: str | None,
                    structured_output: str, tool_choice: str, reasoning_effort: str | None, prompt_cache: bool,
                    strict_tools: bool, resume_dir: Path | None, keep_errors: bool) -> None:
-    """Record every case with both tool designs and write the raw run to runs/<run-id>/.
+    """Record every case with every tool design and write the raw run to runs/<run-id>/.
 
-    Runs the deterministic comparison first (stored in the run), then for each (case, repetition)
-    both designs, the design that goes first alternating between pairs. Every conversation is fresh.
+    Runs the deterministic comparison first (every design's records against wismo's granular
+    server, stored in the run), then for each (case, repetition) every design once, the order
+    rotating between groups so no design always goes first. Every conversation is fresh.
     Exit codes: 0 done; 1 some conversation ended in a provider, tool, timeout or interrupted fault
     (listed at the end; --resume re-runs them); 2 bad options or input, or another process is writing
     the run; 3 a run file could not be written; 130 interrupted (Ctrl-C or SIGTERM: the conversations
@@ -205,6 +217,10 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
         wismo record --provider openai-chat --base-url http://localhost:11434/v1 --model llama3.1 --concurrency 1
 
         (`wismo doctor` first says which --structured-output and --tool-choice a server needs)
+
+        wismo record --server mine="python my_server.py"      # your own design beside the built-in two
+
+        wismo record --server mine=https://mcp.example.com/mcp --header 'mine=Authorization: Bearer ${MINE_TOKEN}'
 
         wismo record --resume runs/20261130T101500Z-openai-gpt-5.4-mini
     """
@@ -223,13 +239,16 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                                        f"{', '.join(_flag(ctx, name) for name in ignored)}")
             result = run_recording(resume(resume_dir, command_line=default_command_line(), progress=progress,
                                           concurrency=concurrency if "concurrency" in given else None,
-                                          keep_errors=keep_errors, base_url=base_url, after=check_claims))
+                                          keep_errors=keep_errors, base_url=base_url, after=check_claims,
+                                          headers=tuple(parse_header(h) for h in headers)))
         else:
             if keep_errors:
                 raise click.UsageError("--keep-errors applies only with --resume")
             options = RecordOptions(
                 provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
-                designs=_csv(designs) or (), repetitions=repetitions, case_ids=_csv(case_ids),
+                designs=_csv(designs), servers=tuple(parse_server(s) for s in servers),
+                headers=tuple(parse_header(h) for h in headers), baseline=baseline,
+                repetitions=repetitions, case_ids=_csv(case_ids),
                 dataset_dir=dataset_dir, concurrency=concurrency,
                 budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline),
                 out_dir=out_dir, run_id=run_id, command_line=default_command_line(),
@@ -255,7 +274,7 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
 
 
 # What --resume accepts: the run folder, and what is not stored with the run.
-RESUME_OPTIONS = {"resume_dir", "concurrency", "keep_errors", "base_url"}
+RESUME_OPTIONS = {"resume_dir", "concurrency", "keep_errors", "base_url", "headers"}
 
 
 def _flag(ctx: click.Context, name: str) -> str:

@@ -74,8 +74,9 @@ class Redactor:
     """Replaces known secret values, in every form a writer could produce, by `[redacted]`."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets = list(secrets)
         forms: set[str] = set()
-        for secret in secrets:
+        for secret in self._secrets:
             if len(secret) < KEY_MIN:
                 continue
             forms.update({secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1],
@@ -92,6 +93,10 @@ class Redactor:
         for url in urls:
             values += url_secrets(url)
         return cls(values)
+
+    def with_secrets(self, more: Iterable[str]) -> Redactor:
+        """A redactor that also hides `more` (header values sent to a server, say)."""
+        return Redactor([*self._secrets, *more])
 
     def __bool__(self) -> bool:
         return bool(self._forms)
