@@ -215,3 +215,37 @@ def test_a_design_over_http_gets_its_header_from_the_environment_and_it_is_never
     assert str(raised.value) == (f"design 'remote': the MCP server at {url} refused to start a session: "
                                  "HTTP 401 Unauthorized (check its --header)")
     assert not (tmp_path / "refused").exists()
+
+
+# --- resume starts the servers the run recorded ------------------------------------------------------------
+
+def _drop_conversation(run_dir: Path, conversation_id: str) -> None:
+    """Remove one conversation's lines, as if the run had been killed before it finished."""
+    events = run_dir / "events.jsonl"
+    kept = [line for line in events.read_text().splitlines()
+            if json.loads(line).get("conversationId") != conversation_id and json.loads(line)["type"] != "run_finished"]
+    events.write_text("\n".join(kept) + "\n")
+
+
+def test_resume_starts_a_brought_server_from_the_manifest_and_asks_again_for_its_headers(
+        tmp_path: Path, guarded_focused, monkeypatch):
+    url, gate = guarded_focused
+    monkeypatch.setenv("WISMO_TEST_MCP_CREDENTIAL", "tok-3f9a1c7e5b2d")
+    header = parse_header("remote=Authorization: Bearer ${WISMO_TEST_MCP_CREDENTIAL}")
+    options = RecordOptions(servers=(parse_server(f"remote={url}"), parse_server(f"middle={sys.executable} {EXAMPLE}")),
+                            headers=(header,), designs=("remote", "middle"), repetitions=1, case_ids=(CASE,),
+                            out_dir=tmp_path, run_id="resumed")
+    run_async(record(options))
+    run_dir = tmp_path / "resumed"
+    _drop_conversation(run_dir, f"{CASE}.middle.r1")
+    _drop_conversation(run_dir, f"{CASE}.remote.r1")
+    from recorder.resume import resume
+    with pytest.raises(WismoError) as raised:
+        run_async(resume(run_dir))
+    assert str(raised.value) == ("design remote was reached with the header(s) authorization, whose values are never "
+                                 "stored: give them again with --header 'remote=Header: value'")
+    before = gate.seen["ok"]
+    result = run_async(resume(run_dir, headers=(header,)))
+    assert sorted(plan.conversation_id for plan, _ in result.outcomes) == [f"{CASE}.middle.r1", f"{CASE}.remote.r1"]
+    assert gate.seen["ok"] > before and gate.seen["refused"] == 0
+    assert "tok-3f9a1c7e5b2d" not in _files_text(run_dir)
