@@ -81,7 +81,7 @@ def test_bad_options_and_bad_datasets_are_one_line_errors(tmp_path, make_dataset
     # A pair holds each design once (positions 1 and 2): a repeat would fail mid-run on the third position.
     done = wismo("record", "--designs", "granular,focused,granular", "--out", "runs", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "designs granular, focused, granular: a pair compares up to 2 different designs" in done.stderr
+    assert "--designs names granular more than once; a run records each design once" in done.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
 

@@ -104,8 +104,8 @@ def test_no_conversation_starts_its_clock_while_the_vocabulary_is_still_loading(
         original = tokens._load
         def slow_load(into):
             time.sleep(8)
+            loaded_at.append(time.time())  # before the load signals readiness: a conversation may start at once
             original(into)
-            loaded_at.append(time.time())
         tokens._load = slow_load
         with tempfile.TemporaryDirectory() as folder:
             result = asyncio.run(record(RecordOptions(repetitions=1, case_ids=("partial-delivery",),
