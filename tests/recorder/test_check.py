@@ -84,7 +84,8 @@ def test_check_catches_a_focused_server_that_drops_a_record(tmp_path):
     report = json.loads((tmp_path / "c.json").read_text())
     unmatched = [o for o in report["orders"] if not o["matched"]]
     assert [o["orderId"] for o in unmatched] == ["ORD-1005"]
-    assert "$.tracking: 1 items in granular, 0 in focused" in unmatched[0]["differences"]
+    assert unmatched[0]["differences"] == ["focused: ORD-1005: tracking TRK-1005-A missing (granular returns it)"]
+    assert "    focused: ORD-1005: tracking TRK-1005-A missing (granular returns it)" in done.stdout
     # a server that does not report its lookups: not recorded, never 0
     assert unmatched[0]["lookups"]["focused"] is None and unmatched[0]["lookups"]["granular"]["tracking"] == 1
 
@@ -95,7 +96,7 @@ def test_check_catches_a_changed_value(tmp_path):
                             'context["payment"]["amount"]')
     done = wismo("check", "--server", server, "--out", "c.json", cwd=tmp_path)
     assert done.returncode == 1
-    assert 'differs at $.payment.amount: granular "389.00" vs focused "0.00"' in done.stdout
+    assert 'focused: ORD-1003: payment PAY-1003: $.amount: granular "389.00" vs focused "0.00"' in done.stdout
 
 
 def test_check_catches_an_expectation_leaking_into_a_tool_result(tmp_path):
