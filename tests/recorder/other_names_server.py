@@ -4,6 +4,9 @@
   alter-status   TRK-1003-A's status is "in_transit" (the carrier says delivered)
   hide-payment   PAY-1002 comes back as a not_found marker although it exists
   by-sku         the only tool takes a SKU: nothing takes an orderId
+  no-items       orders come without their items
+  crash          the process exits when asked for ORD-1003
+  runaway        every order links to another order, without end
 Records come from wismo's lookups (so an unflawed server returns exactly granular's records); the tool
 names, the missing-record errors and the absence of `_meta` lookups are this design's own.
 """
@@ -11,6 +14,7 @@ names, the missing-record errors and the absence of `_meta` lookups are this des
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -41,6 +45,12 @@ else:
     @server.tool(structured_output=False)
     def lookup_order(orderId: str) -> str:
         """An order."""
+        if FLAW == "crash" and orderId == "ORD-1003":
+            os._exit(3)
+        if FLAW == "runaway":
+            return json.dumps({"orderId": orderId, "status": "shipped", "replacedBy": {"orderId": orderId + "1"}})
+        if FLAW == "no-items":
+            return json.dumps({k: v for k, v in lookups.order(orderId).items() if k != "items"})
         return served(lookups.order, orderId)
 
     @server.tool(structured_output=False)

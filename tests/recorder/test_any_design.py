@@ -245,17 +245,31 @@ def test_the_comparison_names_each_flawed_design_s_record(tmp_path):
     commands = {"alter": [sys.executable, str(OTHER_NAMES), "alter-status"],
                 "hide": [sys.executable, str(OTHER_NAMES), "hide-payment"],
                 "drop": [sys.executable, str(tmp_path / "drop.py")],
-                "bysku": [sys.executable, str(OTHER_NAMES), "by-sku"]}
+                "noitems": [sys.executable, str(OTHER_NAMES), "no-items"],
+                "bysku": [sys.executable, str(OTHER_NAMES), "by-sku"],
+                "runaway": [sys.executable, str(OTHER_NAMES), "runaway"],
+                "crash": [sys.executable, str(OTHER_NAMES), "crash"]}
     report = asyncio.run(run_comparison(load_dataset(), commands, designs=list(commands)))
     assert not report.passed
     found = [d for o in report.orders for d in o.differences]
     assert 'alter: ORD-1003: tracking TRK-1003-A: $.status: granular "delivered" vs alter "in_transit"' in found
     assert "hide: ORD-1002: payment PAY-1002: hide says it is not found, granular returns it" in found
     assert "drop: ORD-1001: tracking TRK-1001-A missing (granular returns it)" in found
-    assert len(found) == 1 + 1 + 6  # drop loses the first shipment of each of its 6 orders that have one
-    assert report.designProblems == ["design bysku: no tool takes one orderId string, so wismo cannot start from "
-                                     "an order (its tools: find_by_sku(sku))"]
-    assert report.problem_line() == report.designProblems[0]
+    assert ('noitems: ORD-1001: order ORD-1001: $.items: only in granular '
+            '([{"sku": "DOCK-USB-C", "name": "USB-C dock", "quantity": 1}…)') in found
+    assert len(found) == 1 + 1 + 6 + 7  # drop loses the first shipment of each of its 6 orders that have one
+    bysku, runaway, crash = report.designProblems
+    assert bysku == ("design bysku: no tool takes one orderId string, so wismo cannot start from an order "
+                     "(its tools: find_by_sku(sku))")
+    assert runaway == "design runaway: ORD-1001's results kept linking to new IDs past 200 calls"
+    assert crash.startswith("design crash: lookup_order(orderId='ORD-1003') got no answer: MCP server 'crash' ")
+    assert report.problem_line() == bysku + "; 2 more problems in deterministic-comparison.json"
+    # a design that stopped is left out from then on; the orders before it kept its figures
+    assert [("crash" in o.bytes) for o in report.orders][:4] == [True, True, False, False]
     # the rules run on every design's evidence: the altered shipment changes what was delivered
     assert any(m.startswith("status-lags-carrier (alter): deliveredSkus") for m in report.ruleMismatches)
-    assert "bysku" not in report.orders[0].bytes and all(e.design != "bysku" for e in report.edgeCases)
+    assert "bysku" not in report.orders[0].bytes
+    assert "delivered-on-time (noitems): the rules cannot read its records (KeyError: 'items')" \
+        in report.ruleMismatches
+    assert "delivered-on-time (runaway)" not in " ".join(report.ruleMismatches)  # it stopped before the rules ran
+    assert {e.design for e in report.edgeCases} == {"alter", "hide", "drop", "noitems", "granular"}
