@@ -178,6 +178,28 @@ def test_the_policy_makes_the_sample_run_s_calls_and_answers_for_both_built_in_d
     assert replayed == 180
 
 
+def called(call_id: str, tool: str, result: Any) -> list[dict[str, Any]]:
+    """A tool call taking orderId ORD-1 and its output, as history items."""
+    return [{"type": "function_call", "callId": call_id, "name": tool, "arguments": '{"orderId": "ORD-1"}'},
+            {"type": "function_call_output", "callId": call_id, "output": json.dumps(result), "isError": False}]
+
+
+def test_the_policy_asks_the_other_order_tool_only_while_a_needed_record_is_unknown():
+    tools = [spec("get_fulfillment", "orderId"), spec("get_order", "orderId")]  # the order comes second
+    fulfillment = {"orderId": "ORD-1", "reservations": [{"reservationId": "RSV-1", "orderId": "ORD-1"}],
+                   "tracking": []}
+    history = [{"type": "message", "role": "user", "content": "Was my payment for ORD-1 taken?"},
+               *called("c1", "get_fulfillment", fulfillment)]
+    request = ModelRequest("", tools, history, answer_schema(("paymentStatus",)), 2, 60.0)
+    [call] = ScriptedProvider().next_output(request)
+    assert (call["name"], call["arguments"]) == ("get_order", '{"orderId": "ORD-1"}')
+    items = [{"sku": "MUG", "name": "mug", "quantity": 1}]
+    order = {"order": {**ORDER, "items": items}, "payment": {"paymentId": "PAY-1", "status": "captured"}}
+    history += called("c2", "get_order", order)
+    [answer] = ScriptedProvider().next_output(ModelRequest("", tools, history, request.answer_schema, 3, 60.0))
+    assert json.loads(answer["text"])["paymentStatus"] == "captured"
+
+
 # --- the policy through designs it has never seen ---------------------------------------------------
 
 def run_cases(command: list[str], tmp_path: Path) -> dict[str, tuple[bool, list[str]]]:
