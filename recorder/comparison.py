@@ -1,10 +1,13 @@
-"""The deterministic comparison behind `wismo check`: both designs must return the same evidence.
+"""The deterministic comparison behind `wismo check`: every design must return the granular design's evidence.
 
-Both servers run as child processes over stdio and are discovered with tools/list, like any MCP
-client would. Granular evidence is gathered by following every ID; the focused result comes from one
-call. The focused shape is then rebuilt from the granular results and the two JSON objects compared.
-Per order and design it also reports the bytes returned, the tools/call interactions and the backend
-lookups the servers reported in their results' `_meta` (the backend work of gathering everything).
+Every server runs as a child process over stdio and is discovered with tools/list, like any MCP client
+would; no tool name is assumed. For each order, each design's records are gathered by following every
+ID (recorder.gathering) and collected by kind and ID (recorder.record_diff); each design's collection
+is then compared with the reference's (wismo's granular design), record by record, and every
+difference names the design, the order and the record. The contract's rules are applied to each
+design's evidence, and bad inputs are tried on every tool. Per order and design it also reports the
+bytes returned, the tools/call interactions and the backend lookups the servers reported in their
+results' `_meta` (the backend work of gathering everything).
 """
 
 from __future__ import annotations
@@ -17,46 +20,26 @@ from pathlib import Path
 from typing import Any
 
 from recorder.dataset import ASSESSMENT_FIELDS, DELAY_REASONS, Dataset
-from recorder.evidence import Evidence, derive
-from recorder.linking import ToolSpec, next_links, tools_by_parameter
-from recorder.lookups import not_found_marker
-from recorder.mcp_client import ToolOutcome, ToolServer, server_command, start_servers
-from wismo.runformat.events import BackendLookups
+from recorder.evidence import derive
+from recorder.gathering import BAD_IDS, DesignProblem, EdgeCase, Gathered, edge_cases, gather
+from recorder.mcp_client import ToolServer, server_command, start_servers
+from recorder.record_diff import differences
+from wismo.errors import WismoError
 
-COMPARISON_VERSION = 1
+__all__ = ["BAD_IDS", "COMPARED_DESIGNS", "REFERENCE", "ComparisonReport", "EdgeCase", "OrderComparison",
+           "design_order", "run_comparison"]
+
+COMPARISON_VERSION = 2  # 2: any designs, each compared record by record with the reference; designProblems
+REFERENCE = "granular"  # every design must return what wismo's granular server returns
+BUILT_IN = ("granular", "focused")  # designs wismo can start itself
 # The designs compared, in `wismo record`'s default order; a run lists them in its manifest's order instead.
-COMPARED_DESIGNS = ("granular", "focused")
-
-# Inputs every ID-taking tool must refuse with a clear error, without the server going down.
-BAD_IDS = {
-    "malformed": "ORD-10O4",
-    "empty": "",
-    "path": "../x",
-    "huge": "ORD-" + "1" * 10_000,
-}
-
-
-@dataclass
-class EdgeCase:
-    """One bad input tried on one tool, and what came back."""
-
-    design: str
-    tool: str
-    label: str
-    argument: str
-    isError: bool
-    message: str
-    serverAlive: bool
-
-    @property
-    def ok(self) -> bool:
-        """Refused with an error, and the server still answers afterwards."""
-        return self.isError and self.serverAlive and bool(self.message)
+COMPARED_DESIGNS = BUILT_IN
+FILE_NAME = "deterministic-comparison.json"
 
 
 @dataclass
 class OrderComparison:
-    """One order's evidence under both designs."""
+    """One order's evidence under every design; the per-design figures list the designs in `designs` order."""
 
     orderId: str
     matched: bool
@@ -65,6 +48,7 @@ class OrderComparison:
     # design -> backend reads (orders, payments, reservations, tracking, notFound); None when its server
     # reported none for a call it answered
     lookups: dict[str, dict[str, int] | None] = field(default_factory=dict)
+    # "<design>: <orderId>: <kind> <ID>…", one per record (or field of a record) that differs from the reference's
     differences: list[str] = field(default_factory=list)
 
 
@@ -74,17 +58,48 @@ class ComparisonReport:
 
     dataset: str
     datasetHash: str
+    reference: str
+    designs: list[str]
     orders: list[OrderComparison]
     edgeCases: list[EdgeCase]
     leakedExpectations: list[str]
     ruleMismatches: list[str]
     toolCounts: dict[str, int]
+    # designs that could not be compared at all, one line each (no tool takes an orderId, a server stopped)
+    designProblems: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
-        """True when every order matched, every edge case was refused and nothing leaked."""
+        """True when every order matched, every edge case was refused, nothing leaked and every design ran."""
         return (all(o.matched for o in self.orders) and all(e.ok for e in self.edgeCases)
-                and not self.leakedExpectations and not self.ruleMismatches)
+                and not self.leakedExpectations and not self.ruleMismatches and not self.designProblems)
+
+    def problem_line(self, where: str = FILE_NAME) -> str | None:
+        """One line naming the first problem found (and how many more `where` lists), or None when passed."""
+        if self.designProblems:
+            return self.designProblems[0] + _more(len(self.designProblems) - 1, "problem", where)
+        every = [d for o in self.orders for d in o.differences]
+        for design in self.designs:
+            prefix = f"{design}: "
+            first = next((d for d in every if d.startswith(prefix)), None)
+            if first is not None:
+                return (f"design {design} returns different evidence: {first[len(prefix):]}"
+                        + _more(len(every) - 1, "difference", where))
+        if self.ruleMismatches:
+            return (f"the rules disagree with cases.json: {self.ruleMismatches[0]}"
+                    + _more(len(self.ruleMismatches) - 1, "disagreement", where))
+        failed = [e for e in self.edgeCases if not e.ok]
+        if failed:
+            edge = failed[0]
+            tried = f"a {edge.label} ID ({_short(edge.argument)})"
+            refused = edge.isError and bool(edge.message)
+            what = (f"its server stops answering after {edge.tool} refuses {tried}" if refused
+                    else f"{edge.tool} does not refuse {tried} with a clear tool error")
+            return f"design {edge.design}: {what}" + _more(len(failed) - 1, "bad input", where)
+        if self.leakedExpectations:
+            return ("an expectation label appears in a tool result (a tool must not hand the model the answer): "
+                    + ", ".join(self.leakedExpectations))
+        return None
 
     def to_json(self) -> dict[str, Any]:
         """The report as the JSON object stored beside a run."""
@@ -98,114 +113,12 @@ class ComparisonReport:
         return data
 
 
-def _diff(path: str, left: Any, right: Any, out: list[str]) -> None:
-    if type(left) is not type(right):
-        out.append(f"{path}: granular {json.dumps(left)[:80]} vs focused {json.dumps(right)[:80]}")
-    elif isinstance(left, dict):
-        for key in sorted(set(left) | set(right)):
-            if key not in left or key not in right:
-                out.append(f"{path}.{key}: only in {'granular' if key in left else 'focused'}")
-            else:
-                _diff(f"{path}.{key}", left[key], right[key], out)
-    elif isinstance(left, list):
-        if len(left) != len(right):
-            out.append(f"{path}: {len(left)} items in granular, {len(right)} in focused")
-        for index, (a, b) in enumerate(zip(left, right, strict=False)):
-            _diff(f"{path}[{index}]", a, b, out)
-    elif left != right:
-        out.append(f"{path}: granular {json.dumps(left)[:80]} vs focused {json.dumps(right)[:80]}")
+def _more(count: int, noun: str, where: str) -> str:
+    return f"; {count} more {noun}{'' if count == 1 else 's'} in {where}" if count else ""
 
 
-class _Gatherer:
-    """Gathers every record an order links to through one server, counting bytes and calls."""
-
-    def __init__(self, server: ToolServer) -> None:
-        self.server = server
-        self.tools: list[ToolSpec] = server.tool_specs()
-
-    def order_tool(self) -> tuple[str, str]:
-        by_parameter = tools_by_parameter(self.tools)
-        if "orderId" not in by_parameter:
-            raise RuntimeError(f"no tool of server {self.server.label!r} takes an orderId")
-        return by_parameter["orderId"], "orderId"
-
-    async def gather(self, order_id: str) -> tuple[dict[tuple[str, str], Any], int, int, dict[str, int] | None]:
-        """Follow every ID from the order; return results by (parameter, value), bytes, calls and lookups."""
-        tool, parameter = self.order_tool()
-        results: dict[tuple[str, str], Any] = {}
-        pending = [(tool, parameter, order_id)]
-        total_bytes = calls = 0
-        lookups: dict[str, int] | None = dict.fromkeys(BackendLookups.model_fields, 0)
-        while pending:
-            next_round = []
-            for tool, parameter, value in pending:
-                outcome = await self.server.call(tool, {parameter: value})
-                calls += 1
-                total_bytes += len(outcome.text.encode("utf-8"))
-                lookups = _add_lookups(lookups, outcome)
-                results[(parameter, value)] = ("error", outcome.text) if outcome.is_error else json.loads(outcome.text)
-                next_round.append(results[(parameter, value)])
-            links = next_links(self.tools, [r for r in next_round if not isinstance(r, tuple)], set(results))
-            pending = [(link.tool, link.parameter, link.value) for link in links]
-        return results, total_bytes, calls, lookups
-
-
-def _add_lookups(total: dict[str, int] | None, outcome: ToolOutcome) -> dict[str, int] | None:
-    """Add one result's reported lookups; a result answered without them makes the total unknown."""
-    if total is None or outcome.lookups is None:
-        return None if total is None or not outcome.is_error else total
-    return {key: total[key] + value for key, value in outcome.lookups.model_dump().items()}
-
-
-def _rebuild_focused(order_id: str, results: dict[tuple[str, str], Any]) -> Any:
-    """Assemble {order, payment, reservations[], tracking[]} from granular results."""
-    order = results[("orderId", order_id)]
-    if isinstance(order, tuple):
-        return order
-
-    def linked(parameter: str, value: str) -> Any:
-        result = results.get((parameter, value))
-        if result is None or isinstance(result, tuple):
-            return not_found_marker(parameter, value)
-        return result
-
-    return {
-        "order": order,
-        "payment": linked("paymentId", order["paymentId"]),
-        "reservations": [linked("reservationId", r) for r in order["reservationIds"]],
-        "tracking": [linked("trackingId", t) for t in order["trackingIds"]],
-    }
-
-
-def _evidence(results: dict[tuple[str, str], Any]) -> Evidence:
-    evidence = Evidence()
-    for (parameter, value), result in results.items():
-        if isinstance(result, tuple):
-            evidence.add_result(parameter, value, result[1], is_error=True)
-        else:
-            evidence.add_result(parameter, value, json.dumps(result), is_error=False)
-    return evidence
-
-
-async def _edge_cases(design: str, server: ToolServer, probe_order: str) -> list[EdgeCase]:
-    cases: list[EdgeCase] = []
-    for spec in server.tool_specs():
-        parameter = spec.single_parameter()
-        if parameter is None:
-            continue
-        unknown = {"orderId": "ORD-9999", "paymentId": "PAY-9999", "reservationId": "RSV-9999-Z",
-                   "trackingId": "TRK-9999-Z"}.get(parameter, "X-9999")
-        for label, argument in [*BAD_IDS.items(), ("unknown", unknown)]:
-            outcome = await server.call(spec.name, {parameter: argument})
-            alive = await server.call(*_probe(server, probe_order))
-            cases.append(EdgeCase(design, spec.name, label, argument, outcome.is_error,
-                                  outcome.text[:200], not alive.is_error))
-    return cases
-
-
-def _probe(server: ToolServer, order_id: str) -> tuple[str, dict[str, str]]:
-    tool = tools_by_parameter(server.tool_specs())["orderId"]
-    return tool, {"orderId": order_id}
+def _short(argument: str) -> str:
+    return json.dumps(argument) if len(argument) <= 30 else f"{len(argument)} characters"
 
 
 def _strings_and_keys(value: Any) -> list[str]:
@@ -226,59 +139,88 @@ def _leaks(dataset: Dataset, results: list[Any]) -> list[str]:
 
 
 def design_order(designs: Sequence[str] = COMPARED_DESIGNS) -> list[str]:
-    """Both compared designs, those in `designs` first in its order (a run's manifest order)."""
-    return list(dict.fromkeys([*(d for d in designs if d in COMPARED_DESIGNS), *COMPARED_DESIGNS]))
+    """The designs compared: those in `designs`, in its order (a run's manifest order), then the reference."""
+    return list(dict.fromkeys([*designs, REFERENCE]))
 
 
 async def run_comparison(dataset: Dataset, commands: dict[str, list[str]] | None = None,
                          log_dir: Path | None = None, servers: dict[str, ToolServer] | None = None,
                          designs: Sequence[str] = COMPARED_DESIGNS) -> ComparisonReport:
-    """Gather every order's evidence through both designs' servers (started here unless given) and compare.
+    """Gather every order's evidence through each design's server and compare it with the granular reference's.
 
-    Every per-design figure in the report lists the designs in `designs` order (a run passes its own).
+    A design's server is taken from `servers` when there, else started here: from `commands` when it
+    gives one, else wismo's own (granular and focused only; another name without a command is a
+    WismoError). Every per-design figure in the report lists the designs in `designs` order.
     """
     order = design_order(designs)
-    if servers is not None and set(servers) >= set(COMPARED_DESIGNS):
-        return await _compare(dataset, {d: servers[d] for d in order})
-    commands = commands or {}
+    given, commands = servers or {}, commands or {}
+    to_start = [d for d in order if d not in given]
+    homeless = [d for d in to_start if d not in commands and d not in BUILT_IN]
+    if homeless:
+        raise WismoError(f"design {homeless[0]!r} has no server: give its command as --server {homeless[0]}=COMMAND")
     async with AsyncExitStack() as stack:
         started = await start_servers(
-            stack, {d: commands.get(d) or server_command(d, dataset.folder) for d in order},
-            log_dir, log_prefix="check")
-        return await _compare(dataset, started)
+            stack, {d: commands.get(d) or server_command(d, dataset.folder) for d in to_start},
+            log_dir, log_prefix="check") if to_start else {}
+        return await _compare(dataset, {d: given[d] if d in given else started[d] for d in order})
 
 
 async def _compare(dataset: Dataset, servers: dict[str, ToolServer]) -> ComparisonReport:
     """Compare order by order; `servers` is in the order every per-design figure is listed in."""
+    problems: dict[str, str] = {}  # design -> why it could not be compared; it is left out from then on
     orders: list[OrderComparison] = []
     seen_results: list[Any] = []
     rule_mismatches: list[str] = []
-    granular, focused = _Gatherer(servers["granular"]), _Gatherer(servers["focused"])
     for order in dataset.records.orders:
-        g_results, g_bytes, g_calls, g_lookups = await granular.gather(order.orderId)
-        f_results, f_bytes, f_calls, f_lookups = await focused.gather(order.orderId)
-        seen_results += [*g_results.values(), *f_results.values()]
-        rebuilt = _rebuild_focused(order.orderId, g_results)
-        served = f_results[("orderId", order.orderId)]
-        differences: list[str] = []
-        _diff("$", rebuilt, served, differences)
-        sizes, calls = {"granular": g_bytes, "focused": f_bytes}, {"granular": g_calls, "focused": f_calls}
-        lookups = {"granular": g_lookups, "focused": f_lookups}
-        orders.append(OrderComparison(order.orderId, not differences, {d: sizes[d] for d in servers},
-                                      {d: calls[d] for d in servers}, {d: lookups[d] for d in servers},
-                                      differences))
-        for case in (c for c in dataset.cases if c.orderId == order.orderId):
-            expected = case.expectation()
-            for design, results in ((d, {"granular": g_results, "focused": f_results}[d]) for d in servers):
-                derived = derive(_evidence(results), order.orderId).as_dict(case.asks)
-                for name in case.asks:
-                    got, want = derived[name], expected[name]
-                    same = sorted(got) == sorted(want) if isinstance(want, list) else got == want
-                    if not same:
-                        rule_mismatches.append(f"{case.caseId} ({design}): {name} by the rules is "
-                                               f"{json.dumps(got)}, cases.json expects {json.dumps(want)}")
+        gathered: dict[str, Gathered] = {}
+        for design, server in servers.items():
+            if design in problems:
+                continue
+            try:
+                gathered[design] = await gather(design, server, order.orderId)
+            except DesignProblem as exc:
+                problems[design] = str(exc)
+        seen_results += [result for g in gathered.values() for result in g.results]
+        found: list[str] = []
+        reference = gathered.get(REFERENCE)
+        for design, mine in gathered.items():
+            if design != REFERENCE and reference is not None:
+                found += [f"{design}: {order.orderId}: {line}"
+                          for line in differences(design, REFERENCE, reference.collection, mine.collection)]
+        orders.append(OrderComparison(
+            order.orderId, not found and len(gathered) == len(servers),
+            {d: g.bytes for d, g in gathered.items()}, {d: g.calls for d, g in gathered.items()},
+            {d: g.lookups for d, g in gathered.items()}, found))
+        rule_mismatches += _rule_mismatches(dataset, order.orderId, gathered)
     probe = dataset.records.orders[0].orderId
-    edges = [e for design, server in servers.items() for e in await _edge_cases(design, server, probe)]
+    edges: list[EdgeCase] = []
+    for design, server in servers.items():
+        if design not in problems:
+            try:
+                edges += await edge_cases(design, server, probe)
+            except DesignProblem as exc:
+                problems[design] = str(exc)
     tool_counts = {design: len(server.tools_raw) for design, server in servers.items()}
-    return ComparisonReport(dataset.name, dataset.content_hash, orders, edges, _leaks(dataset, seen_results),
-                            rule_mismatches, tool_counts)
+    return ComparisonReport(dataset.name, dataset.content_hash, REFERENCE, list(servers), orders, edges,
+                            _leaks(dataset, seen_results), rule_mismatches, tool_counts, list(problems.values()))
+
+
+def _rule_mismatches(dataset: Dataset, order_id: str, gathered: dict[str, Gathered]) -> list[str]:
+    """The cases about this order whose expectations differ from what the rules derive from each design's evidence."""
+    found = []
+    for case in (c for c in dataset.cases if c.orderId == order_id):
+        expected = case.expectation()
+        for design, mine in gathered.items():
+            try:
+                derived = derive(mine.evidence, order_id).as_dict(case.asks)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:  # records not in the dataset's shape
+                found.append(f"{case.caseId} ({design}): the rules cannot read its records "
+                             f"({type(exc).__name__}: {str(exc)[:80]})")
+                continue
+            for name in case.asks:
+                got, want = derived[name], expected[name]
+                same = sorted(got) == sorted(want) if isinstance(want, list) else got == want
+                if not same:
+                    found.append(f"{case.caseId} ({design}): {name} by the rules is {json.dumps(got)}, "
+                                 f"cases.json expects {json.dumps(want)}")
+    return found

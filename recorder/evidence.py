@@ -1,7 +1,9 @@
 """Evidence gathered by tool calls, and the contract's rules (docs/dataset.md) that turn it into an assessment.
 
 Record kinds come from names only: a result of a call whose parameter is `trackingId` is a tracking
-record; inside a result, a key `tracking`/`reservations`/`payment`/`order` names its records' kind.
+record; inside a result, a key `tracking`/`reservations`/`payment`/`order` names its records' kind. A
+dict holding such keys (with a dict or list under them) and nothing else but an ID only groups records;
+any other dict carrying its kind's ID (`orderId` for an order) is a record.
 FIELD_NEEDS says which kinds of record each answer field is derived from, so a narrow question
 (a case that asks only some fields) needs only those records: deriving an asked field from them
 gives what deriving it from everything gives.
@@ -79,16 +81,28 @@ class Evidence:
         if not isinstance(payload, dict):
             return False
         id_key = f"{kind}Id"
-        if kind in KINDS and isinstance(payload.get(id_key), str):
-            ident = payload[id_key]
-            availability = payload.get("availability")
-            if availability in ("not_found", "unavailable"):
-                self.missing[f"{kind}:{ident}"] = availability
-            if availability != "not_found":
-                self.records[kind][ident] = payload
-            return True
-        return any([self._add(_CONTAINER_KINDS[key], item) for key, item in payload.items()
-                    if key in _CONTAINER_KINDS])
+        nested = {key: item for key, item in payload.items()
+                  if key in _CONTAINER_KINDS and isinstance(item, dict | list)}
+        # {"orderId": ..., "reservations": [...]} only groups an order's records: carrying the order's ID
+        # does not make it the order. A dict with fields of its own beside its ID is a record.
+        is_record = kind in KINDS and isinstance(payload.get(id_key), str) \
+            and (not nested or bool(set(payload) - set(nested) - {id_key}))
+        if is_record:
+            self._add_record(kind, payload[id_key], payload)
+            if not nested:
+                return True
+        return any([is_record, *(self._add(_CONTAINER_KINDS[key], item) for key, item in nested.items())])
+
+    def _add_record(self, kind: str, ident: str, record: dict[str, Any]) -> None:
+        availability = record.get("availability")
+        if availability in ("not_found", "unavailable"):
+            self.missing[f"{kind}:{ident}"] = availability
+        if availability != "not_found":
+            self.records[kind][ident] = record
+
+    def knows(self, kind: str, ident: str) -> bool:
+        """True when the record was gathered, or is known not to exist or to be unavailable."""
+        return ident in self.records.get(kind, {}) or f"{kind}:{ident}" in self.missing
 
     def orders(self) -> list[dict[str, Any]]:
         """Every order record gathered."""

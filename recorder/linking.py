@@ -1,8 +1,9 @@
 """Follow the IDs a tool result links to, by parameter name, without knowing any tool or dataset.
 
 A result field `paymentId` links to the tool whose parameter is `paymentId`; a list field
-`reservationIds` links, one call per element, to the tool whose parameter is `reservationId`. Both the
-scripted model and `wismo check` use this, so neither hard-codes a tool name or an ID.
+`reservationIds` links, one call per element, to the tool whose parameter is `reservationId`; when
+several tools take the same parameter, the ID links to each of them. Both the scripted model and
+`wismo check` use this, so neither hard-codes a tool name or an ID.
 """
 
 from __future__ import annotations
@@ -53,12 +54,17 @@ def kind_of_parameter(parameter: str) -> str:
 
 
 def tools_by_parameter(tools: Sequence[ToolSpec]) -> dict[str, str]:
-    """Map each single-ID parameter name to the first tool that takes it."""
-    mapping: dict[str, str] = {}
+    """Map each single-ID parameter name to the first tool that takes it (the tool a question starts with)."""
+    return {parameter: names[0] for parameter, names in tools_taking(tools).items()}
+
+
+def tools_taking(tools: Sequence[ToolSpec]) -> dict[str, list[str]]:
+    """Map each single-ID parameter name to every tool that takes it, in the order the server lists them."""
+    mapping: dict[str, list[str]] = {}
     for tool in tools:
         parameter = tool.single_parameter()
-        if parameter and parameter not in mapping:
-            mapping[parameter] = tool.name
+        if parameter:
+            mapping.setdefault(parameter, []).append(tool.name)
     return mapping
 
 
@@ -77,15 +83,21 @@ def id_fields(value: Any) -> Iterator[tuple[str, str]]:
             yield from id_fields(item)
 
 
-def next_links(tools: Sequence[ToolSpec], results: Sequence[Any], already: set[tuple[str, str]]) -> list[Link]:
-    """The calls the results link to that have not been made yet, in the order they appear."""
-    by_parameter = tools_by_parameter(tools)
+def next_links(tools: Sequence[ToolSpec], results: Sequence[Any],
+               already: set[tuple[str, str, str]]) -> list[Link]:
+    """The calls the results link to that have not been made yet, in the order they appear.
+
+    An ID leads to every tool taking its parameter: a design may split one order's records over several
+    tools that all take the `orderId` (the order's own ID in a result then leads to the others). `already`
+    holds the (tool, parameter, value) calls made so far.
+    """
+    by_parameter = tools_taking(tools)
     links: list[Link] = []
     seen = set(already)
     for result in results:
         for parameter, value in id_fields(result):
-            tool = by_parameter.get(parameter)
-            if tool and (parameter, value) not in seen:
-                seen.add((parameter, value))
-                links.append(Link(tool, parameter, value))
+            for tool in by_parameter.get(parameter, ()):
+                if (tool, parameter, value) not in seen:
+                    seen.add((tool, parameter, value))
+                    links.append(Link(tool, parameter, value))
     return links

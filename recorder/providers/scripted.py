@@ -3,10 +3,11 @@
 It reads only what a model would see (the tool list, the answer schema and the history) and keeps no
 state between requests. Turn 1 calls the tool that takes `orderId`, with the order ID found in the
 customer's question. Every later turn calls, concurrently, every tool whose parameter name matches an
-ID field in the results so far (`paymentId` → the tool taking `paymentId`, `reservationIds[]` → one
-call per ID to the tool taking `reservationId`) and whose kind of record the asked fields need (the
-answer schema says which fields are asked; recorder.evidence.FIELD_NEEDS which records they come
-from: a payment question follows only the payment), until nothing new is linked; then it answers
+ID field in the results so far (`paymentId` → the tools taking `paymentId`, `reservationIds[]` → one
+call per ID to each tool taking `reservationId`, the order's own `orderId` → the other tools taking
+it) and whose kind of record the asked fields need (the answer schema says which fields are asked;
+recorder.evidence.FIELD_NEEDS which records they come from: a payment question follows only the
+payment), skipping records the results hold already, until nothing new is linked; then it answers
 with the asked fields as the contract's rules derive them and a summary built from the evidence.
 Token counts are an offline o200k_base estimate over the request as the Responses API would receive it.
 """
@@ -21,7 +22,7 @@ from typing import Any
 from recorder.dataset import DEFAULT_ASKS, ID_PATTERNS, PAYMENT_MISSING
 from recorder.evidence import Evidence, derive, kinds_needed
 from recorder.instructions import asks_from_schema
-from recorder.linking import next_links, tools_by_parameter
+from recorder.linking import Link, id_fields, kind_of_parameter, next_links, tools_by_parameter
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.responses_wire import responses_body
 from recorder.summaries import compose_summary
@@ -62,11 +63,11 @@ class ScriptedProvider:
         outputs = [item for item in request.history if item["type"] == "function_call_output"]
         if not calls:
             return self._first_call(request)
-        made: set[tuple[str, str]] = set()
+        made: set[tuple[str, str, str]] = set()
         evidence = Evidence()
         results: list[Any] = []
         for call in calls.values():
-            made.update((k, v) for k, v in json.loads(call["arguments"]).items() if isinstance(v, str))
+            made.update((call["name"], k, v) for k, v in json.loads(call["arguments"]).items() if isinstance(v, str))
         for output in outputs:
             answered = calls.get(output["callId"])
             if answered is None:
@@ -79,7 +80,8 @@ class ScriptedProvider:
                 with contextlib.suppress(json.JSONDecodeError):
                     results.append(json.loads(output["output"]))
         needed = kinds_needed(_asks(request))
-        links = [link for link in next_links(request.tools, results, made) if link.kind in needed]
+        links = [link for link in next_links(request.tools, results, made)
+                 if link.kind in needed and _worth_following(link, evidence, needed)]
         if links:
             return [_call(request.turn, index, link.tool, {link.parameter: link.value})
                     for index, link in enumerate(links, start=1)]
@@ -102,6 +104,20 @@ class ScriptedProvider:
         asks = _asks(request)
         answer = {**derived.as_dict(asks), "customerSummary": compose_summary(evidence, order_id, derived, asks)}
         return _text(json.dumps(answer, ensure_ascii=False))
+
+
+def _worth_following(link: Link, evidence: Evidence, needed: tuple[str, ...]) -> bool:
+    """Whether a call could bring needed evidence the history lacks.
+
+    A record already read (another tool returned it inside a bigger result) is not asked for again. An
+    ID leading to a second tool that takes the same ID (a design splitting an order over two tools, both
+    taking `orderId`) is followed only while a needed record the orders link to is still unknown.
+    """
+    if not evidence.knows(link.kind, link.value):
+        return True
+    return link.kind == "order" and any(kind in needed and not evidence.knows(kind, ident)
+               for order in evidence.orders() for parameter, ident in id_fields(order)
+               if (kind := kind_of_parameter(parameter)) != "order")
 
 
 def _asks(request: ModelRequest) -> tuple[str, ...]:

@@ -84,7 +84,8 @@ def test_check_catches_a_focused_server_that_drops_a_record(tmp_path):
     report = json.loads((tmp_path / "c.json").read_text())
     unmatched = [o for o in report["orders"] if not o["matched"]]
     assert [o["orderId"] for o in unmatched] == ["ORD-1005"]
-    assert "$.tracking: 1 items in granular, 0 in focused" in unmatched[0]["differences"]
+    assert unmatched[0]["differences"] == ["focused: ORD-1005: tracking TRK-1005-A missing (granular returns it)"]
+    assert "    focused: ORD-1005: tracking TRK-1005-A missing (granular returns it)" in done.stdout
     # a server that does not report its lookups: not recorded, never 0
     assert unmatched[0]["lookups"]["focused"] is None and unmatched[0]["lookups"]["granular"]["tracking"] == 1
 
@@ -95,7 +96,7 @@ def test_check_catches_a_changed_value(tmp_path):
                             'context["payment"]["amount"]')
     done = wismo("check", "--server", server, "--out", "c.json", cwd=tmp_path)
     assert done.returncode == 1
-    assert 'differs at $.payment.amount: granular "389.00" vs focused "0.00"' in done.stdout
+    assert 'focused: ORD-1003: payment PAY-1003: $.amount: granular "389.00" vs focused "0.00"' in done.stdout
 
 
 def test_check_catches_an_expectation_leaking_into_a_tool_result(tmp_path):
@@ -142,3 +143,31 @@ def test_check_reports_a_bad_dataset_without_a_traceback(tmp_path, make_dataset)
     done = wismo("check", "--dataset", str(make_dataset(records=records)), cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip() == "error: records.json: orders[3].items[0].quantity: must be a positive integer"
+
+
+MIDDLE = Path(__file__).resolve().parents[2] / "examples" / "middle" / "server.py"
+
+
+def test_check_compares_a_design_of_the_user_s_own_and_names_the_record_it_drops(tmp_path):
+    planted = tmp_path / "server.py"
+    source = MIDDLE.read_text(encoding="utf-8")
+    dropping = source.replace('for rid in found["reservationIds"]]', 'for rid in found["reservationIds"][1:]]')
+    assert dropping != source
+    planted.write_text(dropping, encoding="utf-8")
+    done = wismo("check", "--server", f"middle={sys.executable} {planted}", "--out", "c.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "    middle: ORD-1001: reservation RSV-1001-A missing (granular returns it)" in done.stdout
+    assert "(granular/focused/middle)" in done.stdout and "FAIL" in done.stdout
+    report = json.loads((tmp_path / "c.json").read_text())
+    assert report["designs"] == ["granular", "focused", "middle"] and report["reference"] == "granular"
+    assert report["orders"][0]["differences"] == [
+        "middle: ORD-1001: reservation RSV-1001-A missing (granular returns it)"]
+
+    done = wismo("check", "--server", f"middle={sys.executable} {MIDDLE}", "--out", "c.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert next(line for line in done.stdout.splitlines() if line.startswith("ORD-1001")).split()[-2] == "6/1/2"
+
+
+def test_check_says_in_one_line_when_a_server_option_is_malformed(tmp_path):
+    done = wismo("check", "--server", "middle", cwd=tmp_path)
+    assert done.returncode == 2 and "expected NAME=COMMAND" in done.stderr

@@ -1,4 +1,4 @@
-"""`wismo check`: the deterministic comparison of the two designs, no model involved."""
+"""`wismo check`: the deterministic comparison of every design with the granular one, no model involved."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from recorder.comparison import design_order, run_comparison
+from recorder.comparison import COMPARED_DESIGNS, ComparisonReport, run_comparison
 from recorder.dataset import load_dataset
 from wismo.cli._options import dataset_option
 
@@ -18,10 +18,14 @@ from wismo.cli._options import dataset_option
 def _server_override(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str, list[str]]:
     commands = {}
     for value in values:
-        design, sep, command = value.partition("=")
-        if not sep or design not in ("granular", "focused") or not command.strip():
-            raise click.BadParameter(f"{value!r}: expected granular=COMMAND or focused=COMMAND")
-        commands[design] = shlex.split(command)
+        design, sep, command = (part.strip() for part in value.partition("="))
+        if not sep or not design or not command:
+            raise click.BadParameter(f"{value!r}: expected NAME=COMMAND (granular or focused to replace wismo's "
+                                     "own server, any other name for a design of yours)")
+        try:
+            commands[design] = shlex.split(command)
+        except ValueError as exc:
+            raise click.BadParameter(f"{value!r}: the command cannot be split into words: {exc}") from None
     return commands
 
 
@@ -30,41 +34,41 @@ def _server_override(_ctx: click.Context, _param: click.Parameter, values: tuple
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("runs/deterministic-comparison.json"), show_default=True,
               help="Where to write the comparison as JSON.")
-@click.option("--server", "servers", multiple=True, callback=_server_override, metavar="DESIGN=COMMAND",
-              help="Run DESIGN's server with COMMAND instead of wismo's own (to check another implementation).")
+@click.option("--server", "servers", multiple=True, callback=_server_override, metavar="NAME=COMMAND",
+              help="Also check design NAME, served on stdio by COMMAND (granular or focused: instead of wismo's "
+                   "own server). Repeatable.")
 def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) -> None:
-    """Check that both tool designs return exactly the same evidence for every order.
+    """Check that every tool design returns exactly the granular design's evidence for every order.
 
-    Launches both servers over stdio, follows every ID through the granular tools, calls the
-    focused tool once per order, rebuilds the focused result from the granular one and compares
-    them. Also tries malformed and unknown IDs on every tool and checks that no expected
-    assessment label appears in any tool result. Exits 1 when anything differs. Warns (without
-    failing) about a case whose question does not contain its order ID: no model can pass it.
+    Launches each design's server over stdio (wismo's granular and focused, and every --server), and
+    for each order calls every tool taking its orderId, then follows every ID the results link to.
+    The records each design returns (JSON objects carrying their own orderId, paymentId,
+    reservationId or trackingId, or a not_found marker) are compared with granular's, record by
+    record; each difference names the design, the order and the record. Also tries malformed and
+    unknown IDs on every tool, derives each case's answer from each design's evidence, and checks
+    that no expected assessment label appears in any tool result. Exits 1 when anything differs.
+    Warns (without failing) about a case whose question does not contain its order ID: no model
+    can pass it.
 
     Example:
 
         wismo check --dataset ./my-dataset --out /tmp/comparison.json
+        wismo check --server middle="python examples/middle/server.py"
     """
     dataset = load_dataset(dataset_dir)
     for warning in dataset.warnings:
         click.echo(f"warning: {warning}", err=True)
-    report = asyncio.run(run_comparison(dataset, servers))
+    # wismo's designs in record's default --designs order, then the user's, in the order given.
+    designs = [*COMPARED_DESIGNS, *(d for d in servers if d not in COMPARED_DESIGNS)]
+    report = asyncio.run(run_comparison(dataset, servers, designs=designs))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
 
     click.echo(f"dataset {dataset.name} ({dataset.content_hash[:19]}), {len(report.orders)} orders")
-    # The designs in record's default --designs order, the order the JSON lists them in too.
-    first, second = design_order()
-    initials = f"{first[0]}/{second[0]}"
-    click.echo(f"{'order':<12}{'matched':<9}{'bytes ' + initials:>14}{'calls ' + initials:>11}"
-               f"{'lookups ' + initials:>13}   ({first}/{second})")
-    for order in report.orders:
-        click.echo(f"{order.orderId:<12}{'yes' if order.matched else 'NO':<9}"
-                   f"{order.bytes[first]:>7}/{order.bytes[second]:<6}"
-                   f"{order.interactions[first]:>5}/{order.interactions[second]:<5}"
-                   f"{_reads(order.lookups.get(first)):>6}/{_reads(order.lookups.get(second)):<6}")
-        for difference in order.differences[:10]:
-            click.echo(f"    differs at {difference}")
+    for line in _order_table(report):
+        click.echo(line)
+    for problem in report.designProblems:
+        click.echo(problem)
     refused = sum(e.ok for e in report.edgeCases)
     click.echo(f"bad inputs refused with a clear error, server alive: {refused}/{len(report.edgeCases)}")
     for edge in (e for e in report.edgeCases if not e.ok):
@@ -76,6 +80,43 @@ def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) ->
     click.echo(f"{'PASS' if report.passed else 'FAIL'}: wrote {out}")
     if not report.passed:
         sys.exit(1)
+
+
+def _order_table(report: ComparisonReport) -> list[str]:
+    """One row per order: matched, then bytes, calls and lookups per design (a – where a design has none)."""
+    designs = report.designs
+    short = "/".join(_abbreviations(designs))
+    rows = [["order", "matched", f"bytes {short}", f"calls {short}", f"lookups {short}"]]
+    for order in report.orders:
+        rows.append([order.orderId, "yes" if order.matched else "NO",
+                     "/".join(_figure(order.bytes.get(d)) for d in designs),
+                     "/".join(_figure(order.interactions.get(d)) for d in designs),
+                     "/".join(_reads(order.lookups[d]) if d in order.lookups else "–" for d in designs)])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths,
+                                                                                                 strict=True)))
+             for row in rows]
+    lines[0] += f"   ({'/'.join(designs)})"
+    out = []
+    for line, order in zip(lines[1:], report.orders, strict=True):
+        out.append(line)
+        out += [f"    {difference}" for difference in order.differences[:10]]
+        if len(order.differences) > 10:
+            out.append(f"    ... {len(order.differences) - 10} more in the JSON")
+    return [lines[0], *out]
+
+
+def _abbreviations(designs: list[str]) -> list[str]:
+    """The shortest prefixes (one letter for granular/focused) that tell the designs apart."""
+    for length in range(1, max(map(len, designs), default=1) + 1):
+        prefixes = [d[:length] for d in designs]
+        if len(set(prefixes)) == len(prefixes):
+            return prefixes
+    return list(designs)
+
+
+def _figure(value: int | None) -> str:
+    return "–" if value is None else str(value)
 
 
 def _reads(lookups: dict[str, int] | None) -> str:
