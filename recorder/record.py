@@ -416,7 +416,7 @@ async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, choice:
         comparison = await run_comparison(dataset, servers=servers, designs=choice.names)
         write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json(), redactor)
         if not comparison.passed:
-            raise WismoError(f"{comparison_problem(comparison)}; nothing recorded (see {run_dir / COMPARISON_FILE})")
+            raise WismoError(f"{comparison.problem_line(str(run_dir / COMPARISON_FILE))}; nothing recorded")
         servers = {d: servers[d] for d in choice.names}
         manifest = build_manifest(run_id, options, choice, provider, dataset, plans, servers, redactor)
         write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
@@ -428,12 +428,6 @@ async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, choice:
         await run_work(runner, [(plan, 1) for plan in plans])
         finish_run(writer, run_dir, manifest, runner, redactor)
     return runner.result(run_dir, 0)
-
-
-def comparison_problem(comparison: Any) -> str:
-    """The comparison's first problem in one line (its report names them all)."""
-    line = getattr(comparison, "problem_line", None)
-    return (line() if line else None) or "the designs do not return the same evidence"
 
 
 async def run_work(runner: _Runner, work: list[tuple[ConversationPlan, int]]) -> None:

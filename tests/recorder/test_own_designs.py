@@ -249,3 +249,20 @@ def test_resume_starts_a_brought_server_from_the_manifest_and_asks_again_for_its
     assert sorted(plan.conversation_id for plan, _ in result.outcomes) == [f"{CASE}.middle.r1", f"{CASE}.remote.r1"]
     assert gate.seen["ok"] > before and gate.seen["refused"] == 0
     assert "tok-3f9a1c7e5b2d" not in _files_text(run_dir)
+
+
+def test_a_design_whose_records_differ_is_one_line_before_any_conversation(tmp_path: Path):
+    source = EXAMPLE.read_text(encoding="utf-8")
+    dropping = source.replace('for rid in found["reservationIds"]]', 'for rid in found["reservationIds"][1:]]')
+    assert dropping != source
+    planted = _servers(tmp_path, "dropping.py", dropping)
+    done = _record_cli(tmp_path, "--server", f"middle={planted}")
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    run_dir = tmp_path / "runs" / "r"
+    assert line.startswith("error: design middle returns different evidence: ORD-1001: reservation RSV-1001-A "
+                           "missing (granular returns it)")
+    assert line.endswith(f"{run_dir / 'deterministic-comparison.json'}; nothing recorded")
+    # the report stays for the user to read; nothing else was written
+    assert sorted(p.name for p in run_dir.iterdir() if p.name != "logs") == [".wismo-lock",
+                                                                          "deterministic-comparison.json"]
