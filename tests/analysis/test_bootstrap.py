@@ -15,7 +15,7 @@ from analysis.db import sql_text
 def resampled_medians(differences: list[float], resamples: int, seed: int = 11) -> list[float]:
     """bootstrap.sql run verbatim on a stand-in conversations table holding the given differences."""
     con = duckdb.connect()
-    con.execute("CREATE TABLE run_manifest AS SELECT ['a', 'b'] AS designs")
+    con.execute("CREATE TABLE run_manifest AS SELECT ['a', 'b'] AS designs, 'a' AS baseline")
     con.execute("CREATE TABLE conversations (design VARCHAR, case_id VARCHAR, repetition INT, turns DOUBLE, "
                 "tool_calls INT, input_tokens INT, uncached_input_tokens INT, output_tokens INT, "
                 "reasoning_tokens INT, total_tokens INT, elapsed_ms DOUBLE, backend_lookups INT, "
