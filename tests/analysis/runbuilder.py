@@ -49,6 +49,11 @@ class RunSpec:
     repetitions: int
     cases: list[str]
     conversations: list[Conv] = field(default_factory=list)
+    baseline: str | None = None  # the manifest's `baseline` (None: not written, as in older runs)
+    # Positions rotate between (case, repetition) groups, as the recorder orders them; else every group
+    # runs the designs in the manifest's order.
+    rotate: bool = False
+    design_sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # the manifest's `designSources`
 
 
 def _ts(moment: datetime) -> str:
@@ -114,7 +119,8 @@ def write_run(folder: Path, spec: RunSpec) -> Path:
     pairs: dict[tuple[str, int], int] = {}
     for number, conv in enumerate(spec.conversations):
         pair_index = pairs.setdefault((conv.case, conv.repetition), len(pairs))
-        position = spec.designs.index(conv.design) + 1
+        shift = pair_index % len(spec.designs) if spec.rotate else 0
+        position = (spec.designs.index(conv.design) - shift) % len(spec.designs) + 1
         plan.append({"conversationId": conv.conversation_id, "caseId": conv.case, "design": conv.design,
                      "repetition": conv.repetition, "pairIndex": pair_index, "pairPosition": position})
         events += conversation_events(spec.run_id, conv, pair_index, position, START + timedelta(seconds=number))
@@ -130,6 +136,10 @@ def write_run(folder: Path, spec: RunSpec) -> Path:
         "instructions": "answer", "answerSchema": {}, "tools": {d: [] for d in spec.designs}, "toolsListed": {},
         "serverCommands": {}, "plan": plan, "startedAt": _ts(START), "finishedAt": _ts(START), "resumes": [],
         "commandLine": ["wismo", "record"], "host": {}}
+    if spec.baseline is not None:
+        manifest["baseline"] = spec.baseline
+    if spec.design_sources:
+        manifest["designSources"] = spec.design_sources
     (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     run_events = [{"v": 1, "type": "run_started", "runId": spec.run_id, "ts": _ts(START), "wismoVersion": "test",
                    "planned": len(plan)}, *events,
