@@ -10,7 +10,7 @@ the same thing. Every number in them is a field of the RunSummary.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis.model import FaultSummary, PairCounts, RunSummary
@@ -28,6 +28,9 @@ class Headline:
     warnings: list[str]
     pass_rates_differ: bool
     biased: bool  # infrastructure faults are unequal between the designs
+    # The details again, split by the design compared with the baseline (manifest order), for a caller
+    # that adds figures of its own after each design's sentences (summarize's interval)
+    by_other: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _passed(summary: RunSummary, design: str) -> tuple[int, int]:
@@ -69,14 +72,14 @@ def headline(summary: RunSummary) -> Headline:
                 f"pass rate differs, that, not a cost saving, is the result of this run.")
     else:
         lead = f"All {len(designs)} designs were equally often right: {rates}."
-    details = []
+    by_other = {}
     for pairs in summary.pairs:
-        details.append(_saving_sentence(summary, pairs, named=True))
+        mine = by_other[pairs.other] = [_saving_sentence(summary, pairs, named=True)]
         if pairs.only_baseline or pairs.only_other:
-            details.append(f"Of the {pairs.pairs} (case, repetition) pairs of {baseline} and {pairs.other}, only "
-                           f"{baseline} was right in {pairs.only_baseline} and only {pairs.other} in "
-                           f"{pairs.only_other}.")
-    return Headline(lead, details, warnings, differ, biased)
+            mine.append(f"Of the {pairs.pairs} (case, repetition) pairs of {baseline} and {pairs.other}, only "
+                        f"{baseline} was right in {pairs.only_baseline} and only {pairs.other} in "
+                        f"{pairs.only_other}.")
+    return Headline(lead, [line for mine in by_other.values() for line in mine], warnings, differ, biased, by_other)
 
 
 def _names(names: list[str]) -> str:
@@ -103,7 +106,7 @@ def _two_designs(summary: RunSummary, warnings: list[str], biased: bool) -> Head
     if pairs.only_baseline or pairs.only_other:
         details.append(f"Of the {pairs.pairs} (case, repetition) pairs, only {baseline} was right in "
                        f"{pairs.only_baseline} and only {other} in {pairs.only_other}.")
-    return Headline(lead, details, warnings, differ, biased)
+    return Headline(lead, details, warnings, differ, biased, {other: details})
 
 
 def _saving_sentence(summary: RunSummary, pairs: PairCounts, *, named: bool = False) -> str:

@@ -54,6 +54,7 @@ class RunSpec:
     # runs the designs in the manifest's order.
     rotate: bool = False
     design_sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # the manifest's `designSources`
+    order_lines: dict[str, int] = field(default_factory=dict)  # case -> its order's size (the crossover view)
 
 
 def _ts(moment: datetime) -> str:
@@ -129,8 +130,8 @@ def write_run(folder: Path, spec: RunSpec) -> Path:
         "provider": {"name": "scripted", "label": "built by a test", "isLanguageModel": False},
         "model": "built", "baseUrl": None, "apiKeyEnv": None, "tokenCounts": "made up",
         "dataset": {"name": "built", "folder": "built", "hash": "sha256:0", "clock": _ts(START)},
-        "cases": [{"caseId": c, "orderId": f"ORD-{c}", "question": "where?", "expected": expected_for(c)}
-                  for c in spec.cases],
+        "cases": [{"caseId": c, "orderId": f"ORD-{c}", "question": "where?", "expected": expected_for(c),
+                   **({"orderLines": spec.order_lines[c]} if c in spec.order_lines else {})} for c in spec.cases],
         "designs": spec.designs, "repetitions": spec.repetitions, "concurrency": 1,
         "budgets": {"maxTurns": 8, "maxToolCalls": 20, "requestTimeoutS": 1.0, "conversationDeadlineS": 10.0},
         "instructions": "answer", "answerSchema": {}, "tools": {d: [] for d in spec.designs}, "toolsListed": {},
