@@ -225,19 +225,20 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
     Per design: conversations, pass rate (overall and per field), median [min-max] of turns, tool
     calls, input tokens and uncached input (input minus cached: what caching leaves to pay in full),
     output tokens and the reasoning tokens among them, total tokens and time. Then the headline: whether
-    the designs differ in correctness (when they do, that is the result), and what the second design
-    saves over the first over the (case, repetition) pairs where both answered correctly (medians, and
-    the paired median difference with its 95 % bootstrap interval; the saving over all conversations
-    beside it, labelled); pass^k for k = 1..repetitions, claim findings and the deterministic comparison
+    the designs differ in correctness (when they do, that is the result), and what each design saves
+    over the baseline (the manifest's `baseline`, else the first design) over the (case, repetition)
+    pairs where both answered correctly (medians, and the paired median difference with its 95 %
+    bootstrap interval; the saving over all conversations beside it, labelled; nothing to compare in a
+    run of one design); pass^k for k = 1..repetitions, claim findings and the deterministic comparison
     when the run has them; and a warning listing infrastructure faults (per design and status, each
     distinct cause once, biased when unequal between designs). A run that fails `wismo validate` is
     refused (exit 1). The JSON leaves out the two lists that grow with the run unless asked for: the
     cases (--cases) and the paired rows (--paired). Last, money: each conversation's cost in USD from
     its tokens and a named, dated price (genai-prices, or --prices FILE), the medians per design and
-    the difference over the both-correct pairs; "unknown" where a model has no price, and estimated
-    tokens (the scripted policy's) priced only as the model named by --price-as. --crossover prints
-    instead, per run, the crossover view of a run over several order sizes or question kinds (see
-    docs/analysis.md).
+    each design's difference from the baseline over the both-correct pairs; "unknown" where a model has
+    no price, and estimated tokens (the scripted policy's) priced only as the model named by --price-as.
+    --crossover prints instead, per run, the crossover view of a run over several order sizes or
+    question kinds (see docs/analysis.md).
 
     The tables fit in 100 columns: a table with more columns than fit continues in further blocks,
     each repeating the design (or metric) column; --wide prints each as one table instead.
