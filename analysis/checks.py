@@ -36,6 +36,7 @@ CHECKS = (
     CheckSpec("tool_results", "check_tool_results.sql"),
     CheckSpec("claimed_counters", "check_claimed_counters.sql"),
     CheckSpec("plan_coverage", "check_plan_coverage.sql"),
+    CheckSpec("design_groups", "check_design_groups.sql"),
     CheckSpec("stored_scores", "check_stored_scores.sql"),
     CheckSpec("score_lines", "check_score_lines.sql"),
     CheckSpec("claim_lines", "check_claim_lines.sql"),
@@ -55,7 +56,8 @@ def run_info(db: RunDatabase) -> RunInfo:
         cases=[_case(raw) for raw in json.loads(row["cases"] or "[]")], started_at=row["started_at"],
         finished_at=row["finished_at"], budgets=json.loads(row["budgets"] or "{}"),
         structured_output=json.loads(row["structured_output"]) if row["structured_output"] else None,
-        tool_choice=row["tool_choice"])
+        tool_choice=row["tool_choice"], baseline_design=row["baseline"],
+        design_sources=json.loads(row["design_sources"] or "null") or {})
 
 
 def _case(raw: dict[str, Any]) -> dict[str, Any]:

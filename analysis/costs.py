@@ -1,8 +1,9 @@
 """What each conversation of a validated run cost in USD (prices from analysis.prices), and per design.
 
-The comparison in money follows the headline's rule for tokens (analysis/headline.py): the medians
-and their difference are over the (case, repetition) pairs where both designs answered correctly, a
-cheaper wrong answer being no saving; a pair one of whose conversations has no price is left out.
+The comparison in money follows the headline's rule for tokens (analysis/headline.py): every design
+but the baseline is compared with it, the medians and their difference over the (case, repetition)
+pairs where both answered correctly, a cheaper wrong answer being no saving; a pair one of whose
+conversations has no price is left out.
 """
 
 from __future__ import annotations
@@ -97,17 +98,24 @@ class MoneyComparison:
 
 @dataclass(frozen=True)
 class RunMoney:
-    """A run's costs: per design, the comparison, and every price applied with its source and date."""
+    """A run's costs: per design, the comparisons with the baseline, and every price applied (source, date)."""
 
     run_id: str
     designs: list[DesignCost]
-    comparison: MoneyComparison | None  # None with fewer than two designs
+    comparison: MoneyComparison | None  # the first of `comparisons`; None with fewer than two designs
     prices: tuple[AppliedPrice, ...]
     priced_on: tuple[date, date] | None  # first and last day of the responses priced
     estimated: bool  # the tokens are wismo's estimates (the scripted policy), not a provider's
     price_as: str | None
     unknown_reasons: tuple[str, ...]  # each distinct reason a conversation could not be priced
     conversations: list[ConversationCost] = field(default_factory=list)
+    # One per design but the baseline, in the manifest's order (RunInfo.others); empty with one design
+    comparisons: list[MoneyComparison] = field(default_factory=list)
+    baseline: str | None = None  # the design every other is compared with
+
+    def compared(self) -> list[MoneyComparison]:
+        """Every comparison with the baseline (`comparison` alone when only it was given)."""
+        return self.comparisons or ([self.comparison] if self.comparison is not None else [])
 
 
 def _median(values: list[Decimal]) -> Decimal | None:
@@ -135,13 +143,15 @@ def compare_costs(costs: list[ConversationCost], baseline: str, other: str) -> M
 
 
 def run_money(db: RunDatabase, book: PriceBook, *, price_as: str | None = None) -> RunMoney:
-    """Price a loaded run (validated by the caller) and compare its first two designs, as the headline does."""
+    """Price a loaded run (validated by the caller) and compare every design with the baseline, as the headline does."""
     costs = run_costs(db, book, price_as=price_as)
     designs = list(db.info["designs"])
+    baseline: str | None = db.info["baseline"] or (designs[0] if designs else None)
+    comparisons = [compare_costs(costs, baseline, other) for other in designs if baseline and other != baseline]
     days = sorted({d for c in costs if c.cost.known for d in c.dates})
     return RunMoney(
         run_id=db.info["run_id"], designs=design_costs(costs, designs),
-        comparison=compare_costs(costs, designs[0], designs[1]) if len(designs) >= 2 else None,
+        comparison=comparisons[0] if comparisons else None, comparisons=comparisons, baseline=baseline,
         prices=tuple(dict.fromkeys(p for c in costs for p in c.cost.prices)),
         priced_on=(days[0], days[-1]) if days else None, estimated=any(c.cost.estimated for c in costs),
         price_as=price_as,

@@ -2,9 +2,10 @@
 where one design stops using less than the other (issue 15 §4).
 
 The medians come from analysis/sql/metrics_crossover.sql; money from analysis.costs (one cost per
-conversation, grouped here the same way). The sentence compares the run's first two designs at every order
-size where both have a figure; a design that is lower but passed fewer conversations at a size does not win
-that size (a cheap design that fails is not cheaper).
+conversation, grouped here the same way). The points cover every design; each sentence compares one design
+with the run's baseline at every order size where both have a figure (one sentence per design but the
+baseline, for each kind and measure); a design that is lower but passed fewer conversations at a size does
+not win that size (a cheap design that fails is not cheaper).
 """
 
 from __future__ import annotations
@@ -51,9 +52,14 @@ def _lines(low: int, high: int) -> str:
 
 
 def crossover_words(kind: str, measure: str, designs: Sequence[str],
-                    points: Sequence[CrossoverPoint]) -> Crossover:
-    """The crossover of the first two designs for one kind and measure, in words, from that kind's points."""
+                    points: Sequence[CrossoverPoint], *, named: bool = False) -> Crossover:
+    """The crossover of two designs (the baseline, then the other) for one kind and measure, in words.
+
+    `points` are that kind's; `named` puts the two designs' names where a run of two says "both designs"
+    (a run of more has several pairs, so "both" would not say which).
+    """
     first, second = designs[0], designs[1]
+    both = f"{first} and {second}" if named else "both designs"
     by_size: dict[int, dict[str, CrossoverPoint]] = {}
     for point in points:
         by_size.setdefault(point.order_lines, {})[point.design] = point
@@ -74,29 +80,34 @@ def crossover_words(kind: str, measure: str, designs: Sequence[str],
     label, less = MEASURE_WORDS[measure]
     sizes = tuple(size for size, _ in outcomes)
     if not outcomes:
-        return Crossover(kind, measure, f"No order size has a {label} figure for both designs "
-                                        f"on '{kind}' questions.", (), ())
+        return Crossover(kind, measure, f"No order size has a {label} figure for {both} "
+                                        f"on '{kind}' questions.", (), (), first, second)
     segments = [(winner, [size for size, _ in group]) for winner, group in groupby(outcomes, key=lambda o: o[1])]
-    winners = [(winner, group[0]) for winner, group in segments if winner in designs]
+    winners = [(winner, group[0]) for winner, group in segments if winner in (first, second)]
     crossings = tuple(size for (before, _), (winner, size) in pairwise(winners)
                       if winner != before)
     every = "at every size measured" if len(sizes) > 1 else "at the only size measured"
-    if len(segments) == 1 and segments[0][0] in designs:
-        sentence = f"{segments[0][0]} uses {less} for '{kind}' questions {every} ({_lines(sizes[0], sizes[-1])})."
+    if len(segments) == 1 and segments[0][0] in (first, second):
+        winner = segments[0][0]
+        # With several pairs a sentence per pair: it must say which design the winner beat.
+        than = f" than {second if winner == first else first}" if named else ""
+        sentence = f"{winner} uses {less}{than} for '{kind}' questions {every} ({_lines(sizes[0], sizes[-1])})."
     elif len(segments) == 1 and segments[0][0] == "=":
-        sentence = f"Both designs use the same {label} for '{kind}' questions {every} ({_lines(sizes[0], sizes[-1])})."
-    elif len(segments) == 2 and all(winner in designs for winner, _ in segments) and crossings:
+        sentence = (f"{both if named else 'Both designs'} use the same {label} for '{kind}' questions {every} "
+                    f"({_lines(sizes[0], sizes[-1])}).")
+    elif len(segments) == 2 and all(winner in (first, second) for winner, _ in segments) and crossings:
         (a_name, a_sizes), (b_name, b_sizes) = segments
         sentence = (f"{a_name} uses {less} for '{kind}' questions on orders up to {_lines(a_sizes[-1], a_sizes[-1])}; "
                     f"{b_name} from {_lines(b_sizes[0], b_sizes[0])}.")
     else:
         parts = [f"{_segment_name(winner)} at {_lines(group[0], group[-1])}" for winner, group in segments]
-        sentence = f"Which design uses {less} for '{kind}' questions: " + "; ".join(parts) + "."
-    return Crossover(kind, measure, sentence, crossings, sizes)
+        which = f"Which of {both} uses" if named else "Which design uses"
+        sentence = f"{which} {less} for '{kind}' questions: " + "; ".join(parts) + "."
+    return Crossover(kind, measure, sentence, crossings, sizes, first, second)
 
 
 def failure_words(kind: str, designs: Sequence[str], points: Sequence[CrossoverPoint]) -> str:
-    """Where a design did not pass every conversation of this kind ("" when both always passed)."""
+    """Where a design did not pass every conversation of this kind ("" when every design always passed)."""
     failures = []
     for design in designs:
         below = [f"{round(p.pass_rate * 100)} % at {_lines(p.order_lines, p.order_lines)}"
@@ -136,6 +147,8 @@ def crossover_view(db: RunDatabase, money: RunMoney | None = None) -> CrossoverV
     """The crossover view of a loaded, validated run (money: its costs, when priced)."""
     info = db.info
     designs = tuple(info["designs"])
+    baseline = info["baseline"] or (designs[0] if designs else None)
+    others = [d for d in designs if d != baseline]
     cases = json.loads(info["cases"] or "[]")
     costs = _money_medians(money, cases)
     points, unsized = [], 0
@@ -151,19 +164,20 @@ def crossover_view(db: RunDatabase, money: RunMoney | None = None) -> CrossoverV
                                      medians))
     kinds = tuple(dict.fromkeys(p.kind for p in points))
     crossovers, failures = [], {}
-    if len(designs) >= 2:
+    if baseline is not None and others:
         for kind in kinds:
             mine = [p for p in points if p.kind == kind]
-            failures[kind] = failure_words(kind, designs[:2], mine)
+            failures[kind] = failure_words(kind, designs, mine)
             for measure in CROSSOVER_MEASURES:
                 if measure == "costUsd" and not costs:
                     continue
-                crossovers.append(crossover_words(kind, measure, designs, mine))
-    return CrossoverView(run_id=info["run_id"], designs=designs[:2], kinds=kinds,
+                crossovers += [crossover_words(kind, measure, (baseline, other), mine, named=len(others) > 1)
+                               for other in others]
+    return CrossoverView(run_id=info["run_id"], designs=designs, kinds=kinds,
                          sizes=tuple(sorted({p.order_lines for p in points})), points=points,
                          crossovers=crossovers, failures=failures, unsized_conversations=unsized,
                          money_note=_money_note(money, bool(costs)),
-                         money_estimated=bool(costs) and money is not None and money.estimated)
+                         money_estimated=bool(costs) and money is not None and money.estimated, baseline=baseline)
 
 
 def _money_note(money: RunMoney | None, priced: bool) -> str:
@@ -192,7 +206,7 @@ def crossover_of_runs(run_dirs: Sequence[Path], money: Sequence[RunMoney | None]
 
 def crossover_json(view: CrossoverView) -> dict[str, Any]:
     """The view as JSON: every point (medians keyed by measure; null = not reported or unknown) and every sentence."""
-    return {"runId": view.run_id, "designs": list(view.designs), "kinds": list(view.kinds),
+    return {"runId": view.run_id, "designs": list(view.designs), "baseline": view.baseline, "kinds": list(view.kinds),
             "orderLines": list(view.sizes), "shown": shows_crossover(view),
             "unsizedConversations": view.unsized_conversations, "money": view.money_note,
             "moneyEstimated": view.money_estimated,
@@ -200,6 +214,7 @@ def crossover_json(view: CrossoverView) -> dict[str, Any]:
                         "conversations": p.conversations, "passed": p.passed, "passRate": p.pass_rate,
                         "budgetStopped": p.budget_stopped,
                         "medians": dict(p.medians)} for p in view.points],
-            "crossovers": [{"kind": c.kind, "measure": c.measure, "sentence": c.sentence,
-                            "crossings": list(c.crossings), "orderLines": list(c.sizes)} for c in view.crossovers],
+            "crossovers": [{"kind": c.kind, "measure": c.measure, "baseline": c.baseline, "other": c.other,
+                            "sentence": c.sentence, "crossings": list(c.crossings), "orderLines": list(c.sizes)}
+                           for c in view.crossovers],
             "failures": dict(view.failures)}

@@ -45,7 +45,10 @@ def _in_order(stats: dict[str, Stat]) -> dict[str, Stat]:
 
 
 def comparisons(db: RunDatabase, info: RunInfo) -> list[MetricComparison]:
-    """The second design against the first on every metric, in METRICS order (bootstrap.sql, metrics_comparisons)."""
+    """Every design but the baseline against it on every metric (bootstrap.sql, metrics_comparisons).
+
+    In RunInfo.others order, then METRICS order (the SQL numbers metrics for the bootstrap, not for display).
+    """
     db.run_script("bootstrap.sql")
     found = [MetricComparison(run_id=info.run_id, metric=row["metric"], baseline=row["baseline"], other=row["other"],
                               baseline_median=row["baseline_median"], other_median=row["other_median"],
@@ -55,11 +58,13 @@ def comparisons(db: RunDatabase, info: RunInfo) -> list[MetricComparison]:
                               bootstrap_seed=row["bootstrap_seed"], all_baseline_median=row["all_baseline_median"],
                               all_other_median=row["all_other_median"], all_saving_pct=row["all_saving_pct"])
              for row in db.query_dicts("metrics_comparisons.sql")]
-    return sorted(found, key=lambda c: METRICS.index(c.metric))
+    others = info.others
+    return sorted(found, key=lambda c: (others.index(c.other) if c.other in others else len(others),
+                                        METRICS.index(c.metric)))
 
 
 def pair_counts(db: RunDatabase) -> list[PairCounts]:
-    """The pairs both designs finished and who answered them correctly (metrics_pairs.sql)."""
+    """Per design compared with the baseline: the groups both finished and who was right (metrics_pairs.sql)."""
     return [PairCounts(**row) for row in db.query_dicts("metrics_pairs.sql")]
 
 

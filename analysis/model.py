@@ -410,13 +410,15 @@ class CrossoverPoint:
 
 @dataclass(frozen=True)
 class Crossover:
-    """Where one design stops using less of a measure than the other, for one question kind, in words."""
+    """Where one design stops using less of a measure than the baseline (or back), for one question kind, in words."""
 
     kind: str
     measure: str
     sentence: str
-    crossings: tuple[int, ...]  # the order sizes from which the other design uses less
+    crossings: tuple[int, ...]  # the order sizes from which the other design of the two uses less
     sizes: tuple[int, ...]  # the sizes where both designs have a figure
+    baseline: str | None = None  # the two designs compared: the run's baseline ...
+    other: str | None = None  # ... and one other design (one Crossover per other design, kind and measure)
 
 
 @dataclass(frozen=True)
@@ -424,7 +426,7 @@ class CrossoverView:
     """One run's crossover view: every point, and the crossover per question kind and measure."""
 
     run_id: str
-    designs: tuple[str, ...]  # the two designs compared, in the manifest's order
+    designs: tuple[str, ...]  # every design of the run, in the manifest's order (one series each)
     kinds: tuple[str, ...]
     sizes: tuple[int, ...]
     points: list[CrossoverPoint]
@@ -433,3 +435,4 @@ class CrossoverView:
     unsized_conversations: int  # left out: their case has no order size (missing order or an older run)
     money_note: str  # where the prices came from, or why money is unknown
     money_estimated: bool = False  # the priced tokens are wismo's estimates (the scripted policy's)
+    baseline: str | None = None  # the design every other is compared with (None: a run of no design)

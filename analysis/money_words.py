@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from analysis.costs import DesignCost, RunMoney
+from analysis.costs import DesignCost, MoneyComparison, RunMoney
 from analysis.prices import AppliedPrice
 
 UNKNOWN = "unknown"
@@ -53,15 +53,24 @@ def estimate_note(money: RunMoney) -> str:
             f"{money.price_as} (--price-as); no model was billed for them.")
 
 
+def comparison_sentences(money: RunMoney) -> list[str]:
+    """Per design compared with the baseline: the difference in money over the both-correct pairs, or why none."""
+    compared = money.compared()
+    # With several designs compared, "both designs" would not say which two: they are named.
+    return [_comparison_sentence(money, c, named=len(compared) > 1) for c in compared]
+
+
 def comparison_sentence(money: RunMoney) -> str:
-    """The difference in money over the both-correct pairs, or why there is none."""
-    c = money.comparison
-    if c is None:
-        return ""
+    """Every comparison's sentence in one paragraph ("" with a single design)."""
+    return " ".join(comparison_sentences(money))
+
+
+def _comparison_sentence(money: RunMoney, c: MoneyComparison, *, named: bool) -> str:
+    both = f"both {c.baseline} and {c.other}" if named else "both designs"
     if c.correct_pairs == 0:
-        return "No (case, repetition) pair was answered correctly by both designs, so there is no money comparison."
+        return f"No (case, repetition) pair was answered correctly by {both}, so there is no money comparison."
     if c.difference is None or c.baseline_median is None or c.other_median is None:
-        return (f"{c.correct_pairs} pairs were answered correctly by both designs, but none has a price for both "
+        return (f"{c.correct_pairs} pairs were answered correctly by {both}, but none has a price for both "
                 f"conversations: the difference in money is {UNKNOWN}.")
     est = money.estimated
     per = usd(abs(c.difference) * PER, estimated=est)
@@ -73,13 +82,21 @@ def comparison_sentence(money: RunMoney) -> str:
             f"{usd(c.median_paired_difference, estimated=est, signed=True)}.")
 
 
+# The baseline's median over the both-correct pairs depends on which design it is paired with: with several,
+# its cell points to the sentences, which give each pairing's medians.
+PER_COMPARISON = "per comparison below"
+
+
 def design_cells(money: RunMoney, design: DesignCost) -> list[str]:
     """A design's row: median over its priced conversations, priced and unknown counts, median on both-correct pairs."""
-    c = money.comparison
-    paired = None if c is None else c.baseline_median if design.design == c.baseline else \
-        c.other_median if design.design == c.other else None
-    return [usd(design.median_usd, estimated=money.estimated), str(design.priced), str(design.unknown),
-            usd(paired, estimated=money.estimated)]
+    compared = money.compared()
+    mine = next((c.other_median for c in compared if c.other == design.design), None)
+    if compared and design.design == compared[0].baseline:
+        medians = {c.baseline_median for c in compared}
+        paired = usd(medians.pop(), estimated=money.estimated) if len(medians) == 1 else PER_COMPARISON
+    else:
+        paired = usd(mine, estimated=money.estimated)
+    return [usd(design.median_usd, estimated=money.estimated), str(design.priced), str(design.unknown), paired]
 
 
 DESIGN_HEADERS = ["median per conversation", "priced", "unknown", "median where both right"]
@@ -98,18 +115,26 @@ def _price(price: AppliedPrice) -> dict[str, Any]:
             "output_per_mtok": _number(rate.output if rate else None), "label": price.label()}
 
 
+def _comparison(c: MoneyComparison) -> dict[str, Any]:
+    return {"baseline": c.baseline, "other": c.other, "correct_pairs": c.correct_pairs,
+            "priced_pairs": c.priced_pairs, "baseline_median_usd": _number(c.baseline_median),
+            "other_median_usd": _number(c.other_median), "difference_usd": _number(c.difference),
+            "median_paired_difference_usd": _number(c.median_paired_difference)}
+
+
 def money_json(money: RunMoney) -> dict[str, Any]:
-    """The money section of `summarize --json`: USD as numbers, null (never 0) where unknown."""
-    c = money.comparison
+    """The money section of `summarize --json`: USD as numbers, null (never 0) where unknown.
+
+    `comparisons` holds every design against the baseline; `comparison` is the first of them, as before.
+    """
+    compared = [_comparison(c) for c in money.compared()]
     return {
         "currency": "USD", "estimated": money.estimated, "price_as": money.price_as,
         "designs": [{"design": d.design, "median_usd": _number(d.median_usd), "priced": d.priced,
                      "unknown": d.unknown} for d in money.designs],
-        "comparison": None if c is None else {
-            "baseline": c.baseline, "other": c.other, "correct_pairs": c.correct_pairs,
-            "priced_pairs": c.priced_pairs, "baseline_median_usd": _number(c.baseline_median),
-            "other_median_usd": _number(c.other_median), "difference_usd": _number(c.difference),
-            "median_paired_difference_usd": _number(c.median_paired_difference)},
+        "baseline": money.baseline,
+        "comparison": compared[0] if compared else None,
+        "comparisons": compared,
         "prices": [_price(p) for p in money.prices],
         "priced_on": None if money.priced_on is None else [d.isoformat() for d in money.priced_on],
         "unknown_reasons": list(money.unknown_reasons),

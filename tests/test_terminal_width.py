@@ -15,17 +15,24 @@ from pathlib import Path
 
 import pytest
 
+from analysis import summarize_runs
+from analysis.crossover import crossover_of_runs
 from analysis.labels import METRIC_LABELS
 from analysis.model import METRICS
+from analysis.prices import PriceBook
 from recorder.loop import ConversationPlan
 from tests.analysis.runbuilder import Conv, RunSpec, write_run
 from tests.helpers import ROOT, run_wismo
+from wismo.cli._crossover import crossover_lines
+from wismo.cli._money import Pricing, money_lines
 from wismo.cli._progress import ProgressLine
 from wismo.cli._tables import WIDTH, column_blocks, table, wrap
+from wismo.cli.summarize import summary_lines
 from wismo.loopback.process import loopback_process
 
 SAMPLE = ROOT / "runs" / "sample-offline"
 CASES = "delivered-on-time,carrier-delay,partial-delivery,payment-declined"
+THREE_DESIGNS = ["granular", "focused", "orders-and-payments-middle"]
 LONG_CAUSE = ("the upstream gateway rejected the request because the organisation's monthly quota for this "
               "project was exceeded; ask an administrator to raise it")
 
@@ -54,6 +61,13 @@ def runs(tmp_path_factory) -> Path:
         Conv(case, design, 1, [(98_765, 4_321), (187_654, 12_345)], [3], 123_456.0,
              cached=[0, 65_432], reasoning=[3_210, 9_876])
         for case in ("A", "B") for design in ("granular", "focused")]))
+    # Three designs (issue 16), one with a user's long name, six-digit figures, a failure in each group of B,
+    # and two order sizes (the crossover view).
+    write_run(folder / "runs", RunSpec("three", THREE_DESIGNS, 2, ["A", "B"], [
+        Conv(case, design, r, [(98_765 - 1_000 * i, 4_321), (187_654 + 3_000 * r, 12_345)], [3 + i], 123_456.0 + i,
+             cached=[0, 65_432], reasoning=[3_210, 9_876], passed=not (case == "B" and i == r))
+        for case in ("A", "B") for r in (1, 2) for i, design in enumerate(THREE_DESIGNS)],
+        rotate=True, order_lines={"A": 1, "B": 12}))
     return folder / "runs"
 
 
@@ -104,6 +118,31 @@ def test_a_language_model_run_with_a_fault_fits_and_says_everything_the_wide_lay
     assert LONG_CAUSE in flat(hosted)  # the cause wraps at word boundaries, whole
     big = run_wismo("summarize", str(runs / "big"), cwd=runs).stdout
     assert "286,419 [286,419-286,419]" in big  # input tokens 98,765 + 187,654: six digits still fit
+
+
+def test_a_run_of_three_designs_fits_in_80_and_100_columns_and_keeps_every_figure(runs):
+    run = str(runs / "three")
+    done = run_wismo("summarize", run, "--price-as", "gpt-5-mini", cwd=runs)
+    assert done.returncode == 0, done.stderr
+    assert too_wide(done.stdout) == []
+    wide = run_wismo("summarize", "--wide", run, "--price-as", "gpt-5-mini", cwd=runs).stdout
+    cells = {cell for line in wide.splitlines() for cell in re.split(r"\s{2,}", line.strip()) if cell}
+    assert [c for c in cells if c not in done.stdout and c not in flat(done.stdout)] == []
+    for other in THREE_DESIGNS[1:]:  # each design against the baseline, with its interval
+        assert f"{other} vs granular:" in done.stdout
+        assert re.search(rf"\({re.escape(other)} - granular\) over those \d+ pairs: -?[\d,]+, 95 % interval",
+                         flat(done.stdout))
+    # The same sections laid out for an 80-column terminal: nothing dropped, no line longer.
+    [summary] = summarize_runs([runs / "three"])
+    [money] = Pricing(PriceBook(), "gpt-5-mini").money([runs / "three"])
+    [view] = crossover_of_runs([runs / "three"], [money])
+    narrow = [*summary_lines(summary, 80), *money_lines(money, 80), *crossover_lines(view, 80)]
+    assert [line for line in narrow if len(line) > 80] == []
+    text = "\n".join(narrow)
+    assert all(design in text for design in THREE_DESIGNS)
+    assert [c for c in cells if c not in text and c not in flat(text)] == []
+    crossover = run_wismo("summarize", "--crossover", run, cwd=runs).stdout
+    assert too_wide(crossover) == [] and "orders-and-payments-middle uses" in crossover
 
 
 def test_wide_prints_one_table_per_section_and_refuses_json(runs):

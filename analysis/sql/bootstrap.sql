@@ -1,8 +1,9 @@
 -- The paired differences behind each comparison and their bootstrap: paired_differences holds,
--- per metric, second design - first design over the (case, repetition) pairs where both designs
--- answered correctly (a cheap wrong answer is no saving) and both have a value, sorted (r = rank); bootstrap_medians holds the median of each of B resamples (B =
--- getvariable('bootstrap_resamples'), default 2000, seeded by getvariable('bootstrap_seed'),
--- default 20261008). metrics_comparisons.sql reads both.
+-- per design other than the baseline (the manifest's `baseline`, else its first design) and metric,
+-- that design - the baseline over the (case, repetition) groups where both answered correctly (a
+-- cheap wrong answer is no saving) and both have a value, sorted (r = rank); bootstrap_medians holds
+-- the median of each of B resamples (B = getvariable('bootstrap_resamples'), default 2000, seeded by
+-- getvariable('bootstrap_seed'), default 20261008). metrics_comparisons.sql reads both.
 --
 -- How the bootstrap stays cheap. Building B resamples of n differences costs B x n draws (10^8 per
 -- metric at 50 000 pairs). Each resample's median is drawn instead from its exact distribution,
@@ -17,13 +18,23 @@
 -- K1 is drawn by inverting the first distribution with one uniform, K2 from the second with another.
 -- The distribution is evaluated only within w = 4 sqrt(n) + 2 of m (8 standard deviations of K1;
 -- beyond, it is 0 or 1 to 1e-14), each binomial tail over the w terms that are not negligible, and
--- once per distinct n, not per metric. The uniforms come from SplitMix64 over (seed, metric,
--- resample, draw) in exact integer arithmetic, so a run and a seed give the same interval anywhere.
+-- once per distinct n, not per metric or design. The uniforms come from SplitMix64 over (seed,
+-- design, metric, resample, draw) in exact integer arithmetic, so a run and a seed give the same
+-- interval anywhere. With N designs the work is N - 1 times one comparison's (B uniforms per design
+-- and metric, one merge per distinct n): linear in the number of designs.
+--
+-- Random streams: the first design compared (other_index 1) keeps the streams a two-design run has
+-- always had, (ord - 1) * B onwards, so its intervals do not change; design k starts
+-- (k - 1) * 64 metric slots later. 64 is a fixed slot count, not the number of metrics, so adding a
+-- metric (a new ord) leaves every design's intervals unchanged.
 CREATE OR REPLACE TABLE paired_differences AS
-WITH params AS (
-    SELECT designs[1] AS baseline, designs[2] AS other FROM run_manifest WHERE len(designs) >= 2
+WITH params AS (      -- every design but the baseline, numbered in the manifest's order
+    SELECT baseline, other, row_number() OVER (ORDER BY position) AS other_index
+    FROM (SELECT baseline, unnest(designs) AS other, generate_subscripts(designs, 1) AS position
+          FROM run_manifest)
+    WHERE other IS DISTINCT FROM baseline
 ), pairs AS (
-    SELECT b.case_id, b.repetition,
+    SELECT p.other, p.other_index, b.case_id, b.repetition,
            unnest([{'metric': 'turns', 'ord': 1, 'd': o.turns::DOUBLE - b.turns},
                    {'metric': 'toolCalls', 'ord': 2, 'd': o.tool_calls::DOUBLE - b.tool_calls},
                    {'metric': 'inputTokens', 'ord': 3, 'd': o.input_tokens::DOUBLE - b.input_tokens},
@@ -43,7 +54,8 @@ WITH params AS (
     JOIN conversations o ON o.design = p.other AND o.passed AND o.case_id = b.case_id
                         AND o.repetition = b.repetition
 )
-SELECT metric, ord, case_id, repetition, d, row_number() OVER (PARTITION BY metric ORDER BY d) AS r
+SELECT other, other_index, metric, ord, case_id, repetition, d,
+       row_number() OVER (PARTITION BY other, metric ORDER BY d) AS r
 FROM pairs
 WHERE d IS NOT NULL;
 
@@ -52,10 +64,11 @@ WITH params AS (
     SELECT coalesce(getvariable('bootstrap_resamples'), 2000)::BIGINT AS resamples,
            coalesce(getvariable('bootstrap_seed'), 20261008)::BIGINT AS seed
 ), sorted AS (
-    SELECT metric, d, r FROM paired_differences
+    SELECT other, metric, d, r FROM paired_differences
 ), sizes AS (
-    SELECT metric, any_value(ord) AS ord, count(*) AS n, (count(*) + 1) // 2 AS m
-    FROM paired_differences GROUP BY metric
+    SELECT other, metric, any_value(other_index) AS other_index, any_value(ord) AS ord, count(*) AS n,
+           (count(*) + 1) // 2 AS m
+    FROM paired_differences GROUP BY other, metric
 ), ns AS (
     SELECT DISTINCT n, m, ceil(4 * sqrt(n))::BIGINT + 2 AS w FROM sizes
 ), log_choose AS (      -- ln C(n, k) for the k the tails need
@@ -89,51 +102,51 @@ WITH params AS (
            END, 1.0) AS q
     FROM cdf c JOIN log_choose l ON l.n = c.n AND l.k = c.m
 ), counters AS (
-    SELECT s.metric, s.n, s.m, p.seed, unnest(range(p.resamples)) AS b,
-           (s.ord - 1) * p.resamples AS stream_start
+    SELECT s.other, s.metric, s.n, s.m, p.seed, unnest(range(p.resamples)) AS b,
+           ((s.other_index - 1) * 64 + s.ord - 1) * p.resamples AS stream_start
     FROM sizes s, params p
 ), splitmix_a AS (      -- SplitMix64: state = seed + counter * golden gamma, then its finalizer;
-    SELECT metric, n, m, b,  -- "& (2^64 - 1)" keeps the low 64 bits of each 128-bit product
+    SELECT other, metric, n, m, b,  -- "& (2^64 - 1)" keeps the low 64 bits of each 128-bit product
            (seed::UHUGEINT + ((stream_start + b) * 2 + 1)::UHUGEINT * 11400714819323198485::UHUGEINT)
                & 18446744073709551615::UHUGEINT AS z1,
            (seed::UHUGEINT + ((stream_start + b) * 2 + 2)::UHUGEINT * 11400714819323198485::UHUGEINT)
                & 18446744073709551615::UHUGEINT AS z2
     FROM counters
 ), splitmix_b AS (
-    SELECT metric, n, m, b,
+    SELECT other, metric, n, m, b,
            (xor(z1, z1 >> 30) * 13787848793156543929::UHUGEINT) & 18446744073709551615::UHUGEINT AS z1,
            (xor(z2, z2 >> 30) * 13787848793156543929::UHUGEINT) & 18446744073709551615::UHUGEINT AS z2
     FROM splitmix_a
 ), splitmix_c AS (
-    SELECT metric, n, m, b,
+    SELECT other, metric, n, m, b,
            (xor(z1, z1 >> 27) * 10723151780598845931::UHUGEINT) & 18446744073709551615::UHUGEINT AS z1,
            (xor(z2, z2 >> 27) * 10723151780598845931::UHUGEINT) & 18446744073709551615::UHUGEINT AS z2
     FROM splitmix_b
 ), uniforms AS (        -- the top 53 bits, centred: strictly between 0 and 1
-    SELECT metric, n, m, b,
+    SELECT other, metric, n, m, b,
            ((xor(z1, z1 >> 31) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u1,
            ((xor(z2, z2 >> 31) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u2
     FROM splitmix_c
 ), first_index AS (     -- K1: the smallest j with P(K1 <= j) >= u1, found by merging the sorted
-    SELECT metric, n, m, b, u2, k1  -- uniforms into the sorted distribution (cheaper than a join)
-    FROM (SELECT metric, n, m, b, u2, draw,
+    SELECT other, metric, n, m, b, u2, k1  -- uniforms into the sorted distribution (cheaper than a join)
+    FROM (SELECT other, metric, n, m, b, u2, draw,
                  min(j) OVER (PARTITION BY n ORDER BY v, draw DESC, j
                               ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS k1
-          FROM (SELECT metric, n, m, b, u1 AS v, u2, true AS draw, NULL::BIGINT AS j FROM uniforms
+          FROM (SELECT other, metric, n, m, b, u1 AS v, u2, true AS draw, NULL::BIGINT AS j FROM uniforms
                 UNION ALL
-                SELECT NULL, n, NULL, NULL, f, NULL, false, j FROM steps))
+                SELECT NULL, NULL, n, NULL, NULL, f, NULL, false, j FROM steps))
     WHERE draw
 ), both_indices AS (
-    SELECT i.metric, i.b, i.k1,
+    SELECT i.other, i.metric, i.b, i.k1,
            CASE WHEN i.n % 2 = 1 OR i.u2 < s.q THEN i.k1
                 ELSE least(i.n, i.k1 + greatest(1, ceil((i.n - i.k1)
                               * (1 - pow(1 - (i.u2 - s.q) / (1 - s.q), 1.0 / (i.n - i.m))))::BIGINT))
            END AS k2
     FROM first_index i JOIN steps s ON s.n = i.n AND s.j = i.k1
 ), resampled AS (
-    SELECT i.metric, i.b, i.k1, i.k2, (s1.d + s2.d) / 2 AS median
+    SELECT i.other, i.metric, i.b, i.k1, i.k2, (s1.d + s2.d) / 2 AS median
     FROM both_indices i
-    JOIN sorted s1 ON s1.metric = i.metric AND s1.r = i.k1
-    JOIN sorted s2 ON s2.metric = i.metric AND s2.r = i.k2
+    JOIN sorted s1 ON s1.other = i.other AND s1.metric = i.metric AND s1.r = i.k1
+    JOIN sorted s2 ON s2.other = i.other AND s2.metric = i.metric AND s2.r = i.k2
 )
 SELECT * FROM resampled;

@@ -49,6 +49,12 @@ class RunSpec:
     repetitions: int
     cases: list[str]
     conversations: list[Conv] = field(default_factory=list)
+    baseline: str | None = None  # the manifest's `baseline` (None: not written, as in older runs)
+    # Positions rotate between (case, repetition) groups, as the recorder orders them; else every group
+    # runs the designs in the manifest's order.
+    rotate: bool = False
+    design_sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # the manifest's `designSources`
+    order_lines: dict[str, int] = field(default_factory=dict)  # case -> its order's size (the crossover view)
 
 
 def _ts(moment: datetime) -> str:
@@ -114,7 +120,8 @@ def write_run(folder: Path, spec: RunSpec) -> Path:
     pairs: dict[tuple[str, int], int] = {}
     for number, conv in enumerate(spec.conversations):
         pair_index = pairs.setdefault((conv.case, conv.repetition), len(pairs))
-        position = spec.designs.index(conv.design) + 1
+        shift = pair_index % len(spec.designs) if spec.rotate else 0
+        position = (spec.designs.index(conv.design) - shift) % len(spec.designs) + 1
         plan.append({"conversationId": conv.conversation_id, "caseId": conv.case, "design": conv.design,
                      "repetition": conv.repetition, "pairIndex": pair_index, "pairPosition": position})
         events += conversation_events(spec.run_id, conv, pair_index, position, START + timedelta(seconds=number))
@@ -123,13 +130,17 @@ def write_run(folder: Path, spec: RunSpec) -> Path:
         "provider": {"name": "scripted", "label": "built by a test", "isLanguageModel": False},
         "model": "built", "baseUrl": None, "apiKeyEnv": None, "tokenCounts": "made up",
         "dataset": {"name": "built", "folder": "built", "hash": "sha256:0", "clock": _ts(START)},
-        "cases": [{"caseId": c, "orderId": f"ORD-{c}", "question": "where?", "expected": expected_for(c)}
-                  for c in spec.cases],
+        "cases": [{"caseId": c, "orderId": f"ORD-{c}", "question": "where?", "expected": expected_for(c),
+                   **({"orderLines": spec.order_lines[c]} if c in spec.order_lines else {})} for c in spec.cases],
         "designs": spec.designs, "repetitions": spec.repetitions, "concurrency": 1,
         "budgets": {"maxTurns": 8, "maxToolCalls": 20, "requestTimeoutS": 1.0, "conversationDeadlineS": 10.0},
         "instructions": "answer", "answerSchema": {}, "tools": {d: [] for d in spec.designs}, "toolsListed": {},
         "serverCommands": {}, "plan": plan, "startedAt": _ts(START), "finishedAt": _ts(START), "resumes": [],
         "commandLine": ["wismo", "record"], "host": {}}
+    if spec.baseline is not None:
+        manifest["baseline"] = spec.baseline
+    if spec.design_sources:
+        manifest["designSources"] = spec.design_sources
     (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     run_events = [{"v": 1, "type": "run_started", "runId": spec.run_id, "ts": _ts(START), "wismoVersion": "test",
                    "planned": len(plan)}, *events,

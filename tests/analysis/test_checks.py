@@ -43,7 +43,7 @@ def test_the_untouched_run_passes_every_check(sample_copy):
     assert result.malformed_lines == [] and result.superseded_events == 0
     assert {c.name for c in result.checks} >= {
         "malformed_lines", "foreign_lines", "start_finish", "claimed_counters", "tool_results", "seq", "turns",
-        "plan_coverage", "stored_scores", "superseded_attempts", "repaired_lines"}
+        "plan_coverage", "design_groups", "stored_scores", "superseded_attempts", "repaired_lines"}
 
 
 def test_a_wrong_counter(sample_copy):

@@ -13,7 +13,7 @@ from analysis.costs import RunMoney, money_of_runs
 from analysis.money_words import (
     DESIGN_HEADERS,
     UNKNOWN,
-    comparison_sentence,
+    comparison_sentences,
     design_cells,
     estimate_note,
     price_lines,
@@ -69,8 +69,7 @@ def money_lines(money: RunMoney, width: int | None = None) -> list[str]:
         rows = [[d.design, *design_cells(money, d)] for d in money.designs]
     after: list[str] = []
     if rows:
-        if sentence := comparison_sentence(money):
-            after.append(sentence)
+        after += comparison_sentences(money)  # one per design compared with the baseline
         after += [f"price: {line}" for line in price_lines(money)]
         after += [f"{UNKNOWN}: {reason}" for reason in money.unknown_reasons]
     if note := estimate_note(money):

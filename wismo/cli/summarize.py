@@ -50,23 +50,26 @@ def in_design_order(designs: list[str], present: Iterable[str]) -> list[str]:
 
 
 def headline_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
-    """The answer first: pass rates per design, then the difference on the pairs both designs passed.
+    """The answer first: pass rates per design, then each design's difference from the baseline on the pairs
+    both passed.
 
     `summarize` prints these after the per-design tables and `demo` right before the site's path, so
-    both say what the site's headline says (analysis.headline), with the paired interval added.
+    both say what the site's headline says (analysis.headline), with each paired interval added after
+    the sentences of its design.
     """
     words = headline(summary)
     lines = wrap(words.lead, width)
-    for sentence in words.details:
-        lines += wrap(sentence, width)
-    interval = _interval_sentence(summary)
-    if interval:
-        lines += wrap(interval, width)
+    for other, sentences in words.by_other.items():
+        for sentence in sentences:
+            lines += wrap(sentence, width)
+        interval = _interval_sentence(summary, other)
+        if interval:
+            lines += wrap(interval, width)
     return lines
 
 
-def _interval_sentence(summary: RunSummary) -> str | None:
-    compared = next((c for c in summary.comparisons if c.metric == HEADLINE_METRIC), None)
+def _interval_sentence(summary: RunSummary, other: str) -> str | None:
+    compared = next((c for c in summary.comparisons_with(other) if c.metric == HEADLINE_METRIC), None)
     if compared is None or compared.median_difference is None:
         return None
     decimals = _decimals(compared.metric)
@@ -84,25 +87,36 @@ def _design_table(summary: RunSummary, width: int | None) -> list[str]:
                  if (s := design.stats.get(m)) else "–" for m in METRICS]
         rows.append([design.design, cell(design.conversations), cell(design.passed),
                      cell(design.pass_rate * 100, 1), *stats])
-    return ["per design: each metric's median [min-max] over the conversations that reported it",
+    return [*wrap("per design: each metric's median [min-max] over the conversations that reported it", width),
             *table(headers, rows, width=width)]
 
 
 def _comparison_table(summary: RunSummary, width: int | None) -> list[str]:
+    """Each design but the baseline against it: one table per design, the explanation once."""
     first = summary.comparisons[0]
-    lines = wrap(f"{first.other} vs {first.baseline} over the (case, repetition) pairs where BOTH answered "
+    others = list(dict.fromkeys(c.other for c in summary.comparisons))
+    # A run of two designs names them in the explanation; with more, each table has a title line.
+    who, minus = (first.other, first.other) if len(others) == 1 else ("each design", "design")
+    lines = wrap(f"{who} vs {first.baseline} over the (case, repetition) pairs where BOTH answered "
                  f"correctly: the medians and the saving on them, the median of the paired differences "
-                 f"({first.other} - {first.baseline}) with its 95 % bootstrap interval "
+                 f"({minus} - {first.baseline}) with its 95 % bootstrap interval "
                  f"({first.bootstrap_resamples} resamples, seed {first.bootstrap_seed}); last, for reference, the "
                  "saving on the medians of all conversations, failed and errored included", width)
-    return lines + table(["metric", first.baseline, first.other, "saving %", "pairs", "paired median diff",
-                          "95 % CI", "saving % (all convs)"],
-                         [[_label(c.metric), cell(c.baseline_median, _decimals(c.metric)),
-                           cell(c.other_median, _decimals(c.metric)), cell(c.saving_pct, 1), cell(c.paired_n),
-                           cell(c.median_difference, _decimals(c.metric)),
-                           f"[{cell(c.ci_low, _decimals(c.metric))}, {cell(c.ci_high, _decimals(c.metric))}]",
-                           cell(c.all_saving_pct, 1)]
-                          for c in summary.comparisons], width=width)
+    for number, other in enumerate(others):
+        mine = summary.comparisons_with(other)
+        if len(others) > 1:
+            pairs = summary.pairs_with(other)
+            both = f": {pairs.correct_pairs} of {pairs.pairs} pairs both right" if pairs else ""
+            lines += [*([""] if number else []), *wrap(f"{other} vs {first.baseline}{both}", width)]
+        lines += table(["metric", first.baseline, other, "saving %", "pairs", "paired median diff",
+                        "95 % CI", "saving % (all convs)"],
+                       [[_label(c.metric), cell(c.baseline_median, _decimals(c.metric)),
+                         cell(c.other_median, _decimals(c.metric)), cell(c.saving_pct, 1), cell(c.paired_n),
+                         cell(c.median_difference, _decimals(c.metric)),
+                         f"[{cell(c.ci_low, _decimals(c.metric))}, {cell(c.ci_high, _decimals(c.metric))}]",
+                         cell(c.all_saving_pct, 1)]
+                        for c in mine], width=width)
+    return lines
 
 
 def _extras(summary: RunSummary, width: int | None) -> list[str]:
@@ -211,19 +225,20 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
     Per design: conversations, pass rate (overall and per field), median [min-max] of turns, tool
     calls, input tokens and uncached input (input minus cached: what caching leaves to pay in full),
     output tokens and the reasoning tokens among them, total tokens and time. Then the headline: whether
-    the designs differ in correctness (when they do, that is the result), and what the second design
-    saves over the first over the (case, repetition) pairs where both answered correctly (medians, and
-    the paired median difference with its 95 % bootstrap interval; the saving over all conversations
-    beside it, labelled); pass^k for k = 1..repetitions, claim findings and the deterministic comparison
+    the designs differ in correctness (when they do, that is the result), and what each design saves
+    over the baseline (the manifest's `baseline`, else the first design) over the (case, repetition)
+    pairs where both answered correctly (medians, and the paired median difference with its 95 %
+    bootstrap interval; the saving over all conversations beside it, labelled; nothing to compare in a
+    run of one design); pass^k for k = 1..repetitions, claim findings and the deterministic comparison
     when the run has them; and a warning listing infrastructure faults (per design and status, each
     distinct cause once, biased when unequal between designs). A run that fails `wismo validate` is
     refused (exit 1). The JSON leaves out the two lists that grow with the run unless asked for: the
     cases (--cases) and the paired rows (--paired). Last, money: each conversation's cost in USD from
     its tokens and a named, dated price (genai-prices, or --prices FILE), the medians per design and
-    the difference over the both-correct pairs; "unknown" where a model has no price, and estimated
-    tokens (the scripted policy's) priced only as the model named by --price-as. --crossover prints
-    instead, per run, the crossover view of a run over several order sizes or question kinds (see
-    docs/analysis.md).
+    each design's difference from the baseline over the both-correct pairs; "unknown" where a model has
+    no price, and estimated tokens (the scripted policy's) priced only as the model named by --price-as.
+    --crossover prints instead, per run, the crossover view of a run over several order sizes or
+    question kinds (see docs/analysis.md).
 
     The tables fit in 100 columns: a table with more columns than fit continues in further blocks,
     each repeating the design (or metric) column; --wide prints each as one table instead.
