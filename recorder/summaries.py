@@ -82,6 +82,8 @@ _PAYMENT_WORDS = {
 
 def _items_phrase(order: dict[str, Any]) -> str:
     labels = [_item_label(item) for item in order.get("items", [])]
+    if not labels:  # a brought design may serve an order without items; the sentence still reads
+        return "the items"
     if len(labels) > 3:  # a payment answer names a few items, not a whole large order
         return f"the {len(labels)} items"
     return "the " + (labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1])

@@ -167,3 +167,15 @@ def test_tool_names_are_never_assumed(tmp_path):
     outcomes = asyncio.run(go())
     assert len(outcomes) == 12 and all(o.passed for o in outcomes)
     assert [o.tool_calls for o in outcomes] == [6, 4, 4, 5, 4, 3, 5, 2, 2, 2, 2, 2]
+
+
+def test_a_payment_summary_reads_for_an_order_a_brought_design_serves_without_items():
+    from recorder.evidence import Evidence, derive
+    from recorder.summaries import compose_summary
+
+    evidence = Evidence()
+    evidence.add_result("orderId", "ORD-1", json.dumps({"orderId": "ORD-1", "status": "placed", "items": [],
+                                                        "paymentId": "PAY-1", "reservationIds": [],
+                                                        "trackingIds": []}), is_error=False)
+    summary = compose_summary(evidence, "ORD-1", derive(evidence, "ORD-1"), ("paymentStatus",))
+    assert "I can't find the payment record (PAY-1) for the items on order ORD-1" in summary
