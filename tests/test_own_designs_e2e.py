@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, run_wismo
+from tests.helpers import ROOT, marked_command, run_wismo
 from tests.recorder.test_serve_http import free_port, wait_ready
 
 EXAMPLE = ROOT / "examples" / "middle" / "server.py"
@@ -84,3 +85,16 @@ def test_the_run_validates_and_summarize_compares_every_design_with_the_baseline
     text = run_wismo("summarize", str(three_design_run), cwd=three_design_run).stdout
     assert "focused vs granular:" in text and "middle vs granular:" in text
     assert "(middle - granular)" in text and "95 %" in text
+
+
+def test_the_readme_s_one_command_records_a_brought_server_and_builds_its_site(tmp_path: Path):
+    command = marked_command("own-server-command")
+    assert command.startswith("wismo record --server middle=")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    wismo = f"{shlex.quote(sys.executable)} -m wismo.cli "  # this checkout's wismo, as `wismo` would be
+    done = subprocess.run(["bash", "-c", command.replace("wismo ", wismo)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=900, env=os.environ.copy())
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / "runs" / "middle" / "manifest.json").read_text())
+    assert manifest["designs"] == DESIGNS
+    assert (tmp_path / "out" / "site" / "index.html").is_file()
