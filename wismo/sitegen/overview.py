@@ -53,23 +53,33 @@ METRIC_NOTES = {"uncachedInputTokens": "input minus cached: what is left to pay 
 
 
 def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
-                      by_key: dict[tuple[str, str, str], MetricComparison]) -> list[str]:
+                      by_key: dict[tuple[str, str, str], MetricComparison], compact: bool = False) -> list[str]:
+    """Per comparison: the saving, the paired difference with its interval, the saving over everything.
+
+    `compact` puts the three in one cell, a line each (a run of several other designs: three columns for
+    each would squeeze the table past reading).
+    """
     cells = []
     for baseline, other in pairs:
         comparison = by_key.get((metric, baseline, other))
         if comparison is None:
-            cells += [fmt.DASH, fmt.DASH, fmt.DASH]
+            cells += [fmt.DASH] if compact else [fmt.DASH, fmt.DASH, fmt.DASH]
             continue
-        cells.append(fmt.pct(comparison.saving_pct))
-        if comparison.median_difference is None:
-            cells.append(fmt.DASH)
-        else:
+        difference, pairs_note = fmt.DASH, f"{comparison.paired_n} pairs"
+        if comparison.median_difference is not None:
             low, high = comparison.ci_low, comparison.ci_high
             interval = (f" [{fmt.signed_metric(metric, low)}, {fmt.signed_metric(metric, high)}]"
                         if low is not None and high is not None else "")
-            cells.append(f"{fmt.signed_metric(metric, comparison.median_difference)}{interval} · "
-                         f"{comparison.paired_n} pairs")
-        cells.append(fmt.pct(comparison.all_saving_pct))
+            difference = f"{fmt.signed_metric(metric, comparison.median_difference)}{interval}"
+        if compact:
+            cells.append(fmt.DASH if comparison.median_difference is None and comparison.saving_pct is None
+                         and comparison.all_saving_pct is None else
+                         f"{difference}\n{pairs_note} · saving {fmt.pct(comparison.saving_pct)}\n"
+                         f"over all {fmt.pct(comparison.all_saving_pct)}")
+        else:
+            cells += [fmt.pct(comparison.saving_pct),
+                      difference if comparison.median_difference is None else f"{difference} · {pairs_note}",
+                      fmt.pct(comparison.all_saving_pct)]
     return cells
 
 
@@ -79,10 +89,13 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     by_design: dict[str, DesignMetrics] = {m.design: m for m in summary.designs}
     pairs = list(dict.fromkeys((c.baseline, c.other) for c in summary.comparisons))
     by_key = {(c.metric, c.baseline, c.other): c for c in summary.comparisons}
-    headers = [h for baseline, other in pairs
-               for h in (f"Saving, {other} vs {baseline}, where both answered correctly",
-                         f"Paired difference {other} − {baseline} where both answered correctly, median [95 % CI]",
-                         "Saving over all conversations (failed and errored included)")]
+    compact = len(pairs) > 1
+    headers = ([f"{other} − {baseline} where both answered correctly: median per pair [95 % CI] · pairs · saving "
+                "on the medians; saving over all conversations" for baseline, other in pairs] if compact else
+               [h for baseline, other in pairs
+                for h in (f"Saving, {other} vs {baseline}, where both answered correctly",
+                          f"Paired difference {other} − {baseline} where both answered correctly, median [95 % CI]",
+                          "Saving over all conversations (failed and errored included)")])
     blank = [""] * len(headers)
     rows = [HeadlineRow("Passed", [f"{m.passed}/{m.conversations} ({fmt.share(m.pass_rate)})"
                                    for m in summary.designs], blank, section="Reliability")]
@@ -103,7 +116,7 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
             if value is not None and value.median is not None and value.n < by_design[design].conversations:
                 text += f" · {value.n} reported"
             cells.append(text)
-        rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells, _comparison_cells(metric, pairs, by_key),
+        rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells, _comparison_cells(metric, pairs, by_key, compact),
                                 note=METRIC_NOTES.get(metric, ""), section="Cost: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
     compared = [p for _, other in pairs if (p := summary.pairs_with(other)) is not None]
@@ -112,11 +125,12 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     note = (f"Savings compare {whose} over the (case, repetition) pairs where both answered correctly"
             f"{_pairs_note(compared)}: a cheaper wrong answer is no saving. The interval is a 95 % paired bootstrap "
             f"interval of the median per-pair difference over those pairs ({first.bootstrap_resamples:,} resamples, "
-            f"seed {first.bootstrap_seed}). The last column{' of each design' if len(pairs) > 1 else ''} is over "
-            "every conversation, for reference only."
+            f"seed {first.bootstrap_seed}). "
+            + ("The saving over all conversations (failed and errored included) is for reference only."
+               if compact else "The last column is over every conversation, for reference only.")
             if first else "")
     return HeadlineTable(designs, headers, rows, note, 1 + len(designs) + len(headers),
-                         baseline=summary.run.baseline if many else "")
+                         baseline=summary.run.baseline if many else "", compact=compact)
 
 
 def _pairs_note(compared: list[PairCounts]) -> str:

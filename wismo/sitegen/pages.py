@@ -122,6 +122,7 @@ class HeadlineTable:
     interval_note: str
     column_count: int  # label + designs + comparisons, for section rows that span the table
     baseline: str = ""  # the design the others are compared with, marked where a run must say it (names_baseline)
+    compact: bool = False  # one cell per comparison, its figures a line each (several other designs)
 
 
 @dataclass(frozen=True)
