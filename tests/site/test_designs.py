@@ -278,3 +278,17 @@ def test_a_run_of_one_design_builds_a_site_that_says_there_is_nothing_to_compare
     assert case.count('<section class="column"') == 1
     conversation = (out / "conversations" / site["validations"][0].run.run_id / "carrier-delay.granular.r1.html")
     assert "Same case and repetition" not in conversation.read_text()
+
+
+def test_where_a_brought_design_came_from_stays_text(build):
+    site = factories.three_design_site()
+    summary = site["summaries"][0]
+    sources = {**summary.run.design_sources, "middle": {
+        "command": ["python", factories.HOSTILE], "url": None, "headers": [], "builtIn": False,
+        "serverName": factories.HOSTILE, "serverVersion": "<b>1</b>"}}
+    run = replace(summary.run, design_sources=sources)
+    site["summaries"] = [replace(summary, run=run)]
+    site["validations"] = [replace(site["validations"][0], run=run)]
+    page = (build(site) / "index.html").read_text()
+    assert "<script>window.__pwned" not in page and "<img src=x" not in page and "<b>1</b>" not in page
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page
