@@ -5,6 +5,10 @@ counts estimated, cached tokens None) and a language-model run (7 × 2 × 2, cac
 Granular conversations take 3 turns and 3–6 tool calls (as the dataset links them), focused ones 2
 turns and 1 call; input tokens grow with every turn. One granular conversation fails a field, one
 focused conversation ends in `invalid_answer`. Everything is deterministic, so the golden pages stay stable.
+
+Issue 16's runs of N designs: `three_design_site` adds "middle", a design a user brought (two tools, as
+examples/middle/server.py has them: 2 turns, 2 calls), with where each design came from; its variant with
+another baseline, and a run of one design.
 """
 
 from __future__ import annotations
@@ -87,6 +91,29 @@ SUMMARIES = {
                                 "carrier. I can't find the warehouse record for your laptop bag (BAG-15), so I "
                                 "can't tell you where it is yet.",
 }
+MIDDLE = "middle"
+# examples/middle/server.py's two tools, as a brought design's server lists them.
+MIDDLE_TOOLS = [
+    {"name": "get_order", "description": "Get one order with its payment: the order's status, promised delivery "
+     "date, items and the IDs of its reservations and shipments; the payment's status, amount and failure reason. "
+     "Returns {order, payment} as JSON.",
+     "parameters": {"type": "object", "properties": {"orderId": _ID}, "required": ["orderId"]}},
+    {"name": "get_fulfillment", "description": "Get how one order is being fulfilled: every warehouse reservation "
+     "and every carrier shipment. Returns {orderId, reservations[], tracking[]} as JSON.",
+     "parameters": {"type": "object", "properties": {"orderId": _ID}, "required": ["orderId"]}},
+]
+THREE_DESIGNS = ["granular", "focused", MIDDLE]
+# Where each design of a three-design run came from, as the manifest's designSources has it.
+DESIGN_SOURCES: dict[str, dict[str, Any]] = {
+    "granular": {"command": ["wismo", "serve", "granular"], "url": None, "headers": [], "builtIn": True,
+                 "serverName": "wismo-granular", "serverVersion": "0.1.0"},
+    "focused": {"command": ["wismo", "serve", "focused"], "url": None, "headers": [], "builtIn": True,
+                "serverName": "wismo-focused", "serverVersion": "0.1.0"},
+    MIDDLE: {"command": ["python", "examples/middle/server.py"], "url": None, "headers": [], "builtIn": False,
+             "serverName": "middle-example", "serverVersion": "1.0.0"},
+}
+# The middle design's one planted failure: a wrong delivery estimate in one repetition.
+MIDDLE_FAILING = "carrier-delay.middle.r2"
 DETERMINISTIC = [("ORD-1001", 1845, 1909, 6), ("ORD-1002", 1119, 1179, 4), ("ORD-1003", 1117, 1177, 4),
                  ("ORD-1004", 1412, 1474, 5), ("ORD-1005", 964, 1024, 4), ("ORD-1006", 703, 763, 3),
                  ("ORD-1007", 1263, 1315, 5)]
@@ -112,6 +139,14 @@ def evidence(order_id: str, design: str) -> list[list[tuple[str, dict[str, str],
     """Tool calls per model turn: (tool, arguments, result text, is_error), as each design gathers them."""
     order = _by_id("orders", "orderId")[order_id]
     reservations = _by_id("reservations", "reservationId")
+    if design == MIDDLE:
+        order_with_payment = {"order": order, "payment": _by_id("payments", "paymentId")[order["paymentId"]]}
+        fulfillment = {"orderId": order_id,
+                       "reservations": [reservations.get(r, {"reservationId": r, "availability": "not_found"})
+                                        for r in order["reservationIds"]],
+                       "tracking": [_tracking(t) for t in order["trackingIds"]]}
+        return [[("get_order", {"orderId": order_id}, json.dumps(order_with_payment), False),
+                 ("get_fulfillment", {"orderId": order_id}, json.dumps(fulfillment), False)]]
     if design == "focused":
         context = {"order": order, "payment": _by_id("payments", "paymentId")[order["paymentId"]],
                    "reservations": [reservations.get(r, {"reservationId": r, "availability": "not_found"})
@@ -130,8 +165,9 @@ def evidence(order_id: str, design: str) -> list[list[tuple[str, dict[str, str],
 
 def run_info(run_id: str = "sample-offline", *, language_model: bool = False, repetitions: int = 3,
              cases: list[dict[str, Any]] | None = None, tools: dict[str, Any] | None = None,
-             instructions: str = INSTRUCTIONS, model: str | None = None) -> RunInfo:
-    """A run's description as the analysis reads it from manifest.json."""
+             instructions: str = INSTRUCTIONS, model: str | None = None, designs: list[str] | None = None,
+             baseline: str | None = None, design_sources: dict[str, dict[str, Any]] | None = None) -> RunInfo:
+    """A run's description as the analysis reads it from manifest.json (by default: granular and focused)."""
     provider, label = ("openai", "OpenAI Responses API") if language_model else \
         ("scripted", "scripted, not a language model")
     return RunInfo(
@@ -141,10 +177,11 @@ def run_info(run_id: str = "sample-offline", *, language_model: bool = False, re
         base_url=None, token_counts="provider-reported" if language_model else
         "estimated offline with o200k_base (bpe-openai) over the Responses API request",
         dataset_name="default", dataset_hash="sha256:8fcb0f7dd40e32df0649f8f559ff2a2f930a3a61022db605bec1925ff34e609a",
-        clock=RECORDS["clock"], designs=list(DESIGNS), repetitions=repetitions, instructions=instructions,
-        tools=tools or TOOLS, cases=cases or CASES,
+        clock=RECORDS["clock"], designs=list(designs or DESIGNS), repetitions=repetitions,
+        instructions=instructions, tools=tools or TOOLS, cases=cases or CASES,
         started_at="2026-11-30T02:47:17.795482+00:00", finished_at="2026-11-30T02:47:19.101000+00:00",
-        budgets={"maxTurns": 8, "maxToolCalls": 20, "requestTimeoutS": 120.0, "conversationDeadlineS": 600.0})
+        budgets={"maxTurns": 8, "maxToolCalls": 20, "requestTimeoutS": 120.0, "conversationDeadlineS": 600.0},
+        baseline_design=baseline, design_sources=design_sources or {})
 
 
 def _answer(case: dict[str, Any], summary: str) -> dict[str, Any]:
@@ -203,7 +240,7 @@ def conversation(run: RunInfo, case: dict[str, Any], design: str, repetition: in
     cached = sum(t.cached_tokens or 0 for t in turns) if run.is_language_model else None
     return ConversationDetail(
         run_id=run.run_id, conversation_id=conversation_id, attempt=1, case_id=case["caseId"],
-        order_id=case["orderId"], design=design, repetition=repetition, pair_position=1 + (design == "focused"),
+        order_id=case["orderId"], design=design, repetition=repetition, pair_position=run.designs.index(design) + 1,
         status=status, budget_hit=None, error=None, passed=status == "answered" and all(fields.values()),
         field_scores=fields, assessment=answer, customer_summary=summary if answer else None,
         final_text=final_text, turns=len(turns), tool_calls=sum(len(t.tool_calls) for t in turns),
@@ -225,6 +262,11 @@ def offline_details(run: RunInfo) -> list[ConversationDetail]:
                                              "arrive by 2026-10-09."), "missingEvidence": []}
                     details.append(conversation(run, case, design, repetition, summary=wrong["customerSummary"],
                                                 answer=wrong))
+                elif conversation_id == MIDDLE_FAILING:
+                    late = {**_answer(case, "Your 4K webcam (WEBCAM-4K) is on the way with DHL and should arrive "
+                                            "on 2026-10-07, as promised."), "deliveryEstimate": "2026-10-07"}
+                    details.append(conversation(run, case, design, repetition, summary=late["customerSummary"],
+                                                answer=late))
                 elif conversation_id == INVALID:
                     invalid = conversation(run, case, design, repetition, status="invalid_answer",
                                            final_text="Sorry, the tablet's payment was declined so it has "
@@ -297,28 +339,30 @@ def summarize(run: RunInfo, details: list[ConversationDetail],
                         {design: {m: getattr(index[(case, rep, design)], _METRIC_ATTR[m]) for m in METRICS}
                          for design in run.designs},
                         {design: index[(case, rep, design)].passed for design in run.designs}) for case, rep in pairs]
-    comparisons = []
-    baseline, other = run.designs
+    comparisons, pair_counts = [], []
+    baseline = run.baseline
     by_design = {m.design: m for m in designs}
-    # Like the analysis: savings over the pairs where both designs answered correctly; all_* over everything.
-    correct = [row for row in paired if row.passed[baseline] and row.passed[other]]
-    for metric in METRICS:
-        b, o = (_stat([row.values[d][metric] for row in correct]).median for d in (baseline, other))
-        all_b, all_o = by_design[baseline].stats[metric].median, by_design[other].stats[metric].median
-        diffs = [row.values[other][metric] - row.values[baseline][metric] for row in correct
-                 if row.values[other][metric] is not None and row.values[baseline][metric] is not None]
-        rng = random.Random(20261130)
-        boot = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(1000)) if diffs else []
-        comparisons.append(MetricComparison(
-            run_id=run.run_id, metric=metric, baseline=baseline, other=other, baseline_median=b, other_median=o,
-            saving_pct=(b - o) / b * 100 if b else None, paired_n=len(diffs),
-            median_difference=float(statistics.median(diffs)) if diffs else None,
-            ci_low=float(boot[24]) if boot else None, ci_high=float(boot[974]) if boot else None,
-            bootstrap_resamples=1000, bootstrap_seed=20261130, all_baseline_median=all_b, all_other_median=all_o,
-            all_saving_pct=(all_b - all_o) / all_b * 100 if all_b else None))
-    pair_counts = PairCounts(baseline, other, len(paired), len(correct),
-                             sum(r.passed[baseline] and not r.passed[other] for r in paired),
-                             sum(r.passed[other] and not r.passed[baseline] for r in paired))
+    # Like the analysis: every other design against the baseline, over the (case, repetition) groups where both
+    # answered correctly; all_* over everything. RunInfo.others order, then METRICS.
+    for other in run.others:
+        correct = [row for row in paired if row.passed[baseline] and row.passed[other]]
+        for metric in METRICS:
+            b, o = (_stat([row.values[d][metric] for row in correct]).median for d in (baseline, other))
+            all_b, all_o = by_design[baseline].stats[metric].median, by_design[other].stats[metric].median
+            diffs = [row.values[other][metric] - row.values[baseline][metric] for row in correct
+                     if row.values[other][metric] is not None and row.values[baseline][metric] is not None]
+            rng = random.Random(20261130)
+            boot = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(1000)) if diffs else []
+            comparisons.append(MetricComparison(
+                run_id=run.run_id, metric=metric, baseline=baseline, other=other, baseline_median=b, other_median=o,
+                saving_pct=(b - o) / b * 100 if b else None, paired_n=len(diffs),
+                median_difference=float(statistics.median(diffs)) if diffs else None,
+                ci_low=float(boot[24]) if boot else None, ci_high=float(boot[974]) if boot else None,
+                bootstrap_resamples=1000, bootstrap_seed=20261130, all_baseline_median=all_b,
+                all_other_median=all_o, all_saving_pct=(all_b - all_o) / all_b * 100 if all_b else None))
+        pair_counts.append(PairCounts(baseline, other, len(paired), len(correct),
+                                      sum(r.passed[baseline] and not r.passed[other] for r in paired),
+                                      sum(r.passed[other] and not r.passed[baseline] for r in paired)))
     faults: dict[str, dict[str, int]] = defaultdict(dict)
     causes: dict[tuple[str, str], list[ConversationDetail]] = defaultdict(list)
     for d in details:
@@ -328,11 +372,28 @@ def summarize(run: RunInfo, details: list[ConversationDetail],
     fault_summary = FaultSummary(dict(faults), [
         FaultCause(status, cause, len(hit), dict(Counter(d.design for d in hit)), min(d.conversation_id for d in hit))
         for (status, cause), hit in sorted(causes.items(), key=lambda item: (-len(item[1]), item[0]))])
-    deterministic = [DeterministicOrder(o, True, {"granular": g, "focused": f}, {"granular": n, "focused": 1})
-                     for o, g, f, n in DETERMINISTIC]
+    deterministic = _deterministic(run.designs)
     return RunSummary(run=run, designs=designs, comparisons=comparisons, paired=paired, deterministic=deterministic,
-                      deterministic_passed=True, claim_findings=claim_findings or {}, pairs=[pair_counts],
-                      faults=fault_summary)
+                      deterministic_passed=True if deterministic else None, claim_findings=claim_findings or {},
+                      pairs=pair_counts, faults=fault_summary)
+
+
+def _deterministic(designs: list[str]) -> list[DeterministicOrder]:
+    """The stored deterministic comparison: none for a single design (nothing to compare it with).
+
+    Runs of granular and focused have it as recorded before the servers reported their reads; a run with the
+    middle design has each design's backend reads too (every design reads the same records).
+    """
+    if len(designs) < 2:
+        return []
+    orders = []
+    for order, g, f, n in DETERMINISTIC:
+        sizes = {"granular": g, "focused": f, MIDDLE: f + 38}
+        calls = {"granular": n, "focused": 1, MIDDLE: 2}
+        lookups: dict[str, int | None] = {d: n for d in designs} if MIDDLE in designs else {}
+        orders.append(DeterministicOrder(order, True, {d: sizes[d] for d in designs}, {d: calls[d] for d in designs},
+                                         lookups, {d: 0 for d in lookups}))
+    return orders
 
 
 CHECKS = [
@@ -374,6 +435,40 @@ def two_run_site() -> dict[str, Any]:
             "summaries": [summarize(offline, offline_convs),
                           summarize(model, model_convs, {"granular": {"unsupported_date": 1}})],
             "details_by_run": {offline.run_id: offline_convs, model.run_id: model_convs}}
+
+
+THREE_RUN = "20261201T090000Z-three-designs"
+
+
+def three_design_run(run_id: str = THREE_RUN, *, baseline: str | None = None) -> RunInfo:
+    """A scripted run of granular, focused and the brought middle design, with where each came from."""
+    return run_info(run_id, designs=list(THREE_DESIGNS), tools={**TOOLS, MIDDLE: MIDDLE_TOOLS},
+                    baseline=baseline, design_sources=DESIGN_SOURCES)
+
+
+def three_design_site(*, baseline: str | None = None) -> dict[str, Any]:
+    """build_site's arguments for one scripted run of three designs: focused and middle against the baseline.
+
+    The baseline is granular (the manifest names none: the first design) unless `baseline` names another.
+    """
+    run = three_design_run(baseline=baseline)
+    details = offline_details(run)
+    return {"validations": [validation(run)], "summaries": [summarize(run, details)],
+            "details_by_run": {run.run_id: details}}
+
+
+def baseline_not_first_site() -> dict[str, Any]:
+    """The three-design run with focused as its baseline: granular and middle are compared with it."""
+    return three_design_site(baseline="focused")
+
+
+def one_design_site() -> dict[str, Any]:
+    """A scripted run of the granular design alone: nothing to compare it with."""
+    run = run_info("20261201T100000Z-granular-alone", designs=["granular"],
+                   design_sources={"granular": DESIGN_SOURCES["granular"]})
+    details = offline_details(run)
+    return {"validations": [validation(run)], "summaries": [summarize(run, details)],
+            "details_by_run": {run.run_id: details}}
 
 
 def with_failing_run(site: dict[str, Any]) -> dict[str, Any]:

@@ -37,6 +37,12 @@ MAIN_PAGES = {
     "conversation-payment-declined.focused.r3.html": "conversations/sample-offline/payment-declined.focused.r3.html",
     "checks.html": "checks.html",
 }
+# A run of three designs (issue 16): the overview and a case page, where a column per design and each other
+# design's difference from the baseline show.
+THREE_DESIGN_PAGES = {
+    "three-designs-index.html": "index.html",
+    "three-designs-case-carrier-delay.html": "cases/carrier-delay.html",
+}
 
 
 def scrub(html: str) -> str:
@@ -83,6 +89,12 @@ def main_site(tmp_path_factory):
 @pytest.mark.parametrize("gold_name", sorted(MAIN_PAGES))
 def test_main_pages_match_their_gold_copies(main_site, gold_name):
     compare(gold_name, main_site / MAIN_PAGES[gold_name])
+
+
+@pytest.mark.parametrize("gold_name", sorted(THREE_DESIGN_PAGES))
+def test_three_design_pages_match_their_gold_copies(build, gold_name):
+    out = build(factories.three_design_site())
+    compare(gold_name, out / THREE_DESIGN_PAGES[gold_name])
 
 
 def test_review_page_matches_its_gold_copy(build):

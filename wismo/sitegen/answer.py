@@ -1,20 +1,22 @@
 """The answer first: what each run says, in one block at the top of the overview, before any detail.
 
 Per valid run: the headline's lead sentence (analysis.headline, the same words `wismo summarize`
-prints), the pass rate per design, the difference on the headline metric over the pairs both designs
-answered correctly with its interval, and every warning a reader needs before trusting those figures,
-each linking to where its details are.
+prints), the pass rate per design, each other design's difference from the baseline on the headline
+metric over the pairs both answered correctly with its interval (or that a run of one design has nothing
+to compare), and every warning a reader needs before trusting those figures, each linking to where its
+details are.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import urlencode
 
-from analysis.headline import HEADLINE_METRIC, headline
+from analysis.headline import HEADLINE_METRIC, Headline, headline
 from analysis.labels import METRIC_LABELS
 from analysis.model import MetricComparison, RunSummary
 from wismo.sitegen import fmt
-from wismo.sitegen.context import SiteData, review_counts
+from wismo.sitegen.context import SiteData, names_baseline, review_counts
 from wismo.sitegen.pages import AnswerRun, AnswerWarning, RunCard
 
 
@@ -25,6 +27,43 @@ def run_section(card: RunCard) -> str:
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else plural or word + 's'}"
+
+
+def _pair(summary: RunSummary, other: str) -> RunSummary:
+    """The run as if it held the baseline and `other` alone: what analysis.headline words."""
+    baseline = summary.run.baseline
+    return replace(summary, designs=[m for m in summary.designs if m.design in (baseline, other)],
+                   comparisons=summary.comparisons_with(other),
+                   pairs=[p for p in summary.pairs if p.other == other])
+
+
+def _share(passed: int, total: int) -> str:
+    # As analysis.headline writes a pass rate in its sentences.
+    return f"{passed}/{total} ({passed / total * 100:.0f} %)" if total else f"{passed}/{total}"
+
+
+def run_headline(summary: RunSummary) -> Headline:
+    """The run's headline: analysis.headline's, which words one comparison; with several other designs, its
+    sentences for each of them against the baseline, after a lead over every design's pass rate.
+
+    The faults and their bias are the whole run's (analysis.headline over every design).
+    """
+    whole = headline(summary)
+    if len(summary.run.others) < 2:
+        return whole
+    pairs = [headline(_pair(summary, other)) for other in summary.run.others]
+    rates = {m.design: (m.passed, m.conversations) for m in summary.designs}
+    shares = ", ".join(f"{design} {_share(*rate)}" for design, rate in rates.items())
+    best = max(p / t for p, t in rates.values() if t) if any(t for _, t in rates.values()) else 0.0
+    ahead = [d for d, (p, t) in rates.items() if t and p / t == best]
+    differ = len(ahead) < len(rates)
+    if differ:
+        lead = (f"The designs differ in correctness: {shares}. {_and(ahead)} {'was' if len(ahead) == 1 else 'were'} "
+                "right most often; that, not a cost saving, is the result of this run.")
+    else:
+        lead = f"All {len(rates)} designs were equally often right: {shares}."
+    return Headline(lead, [sentence for pair in pairs for sentence in pair.details], whole.warnings, differ,
+                    whole.biased)
 
 
 def difference(comparison: MetricComparison, correct_pairs: int | None) -> str:
@@ -45,6 +84,10 @@ def difference(comparison: MetricComparison, correct_pairs: int | None) -> str:
     return (f"{title}, {other} − {baseline}, over the {_plural(comparison.paired_n, 'pair')} both answered "
             f"correctly: median {fmt.signed_metric(metric, comparison.median_difference)} per pair{interval}"
             f"{on_medians}.")
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _by_design(counts: dict[str, int]) -> str:
@@ -118,12 +161,18 @@ def build_answers(data: SiteData) -> list[AnswerRun]:
     answers = []
     for run_id in data.valid_ids:
         summary, card = data.summaries[run_id], data.cards[run_id]
-        words = headline(summary)
-        correct = summary.pairs[0].correct_pairs if summary.pairs else None
+        words = run_headline(summary)
+        info = summary.run
         answers.append(AnswerRun(
             card=card, section_url=f"#{run_section(card)}", lead=words.lead,
             pass_rates_differ=words.pass_rates_differ,
             passed=[(m.design, f"{m.passed}/{m.conversations} ({fmt.share(m.pass_rate)})") for m in summary.designs],
-            differences=[difference(c, correct) for c in summary.comparisons if c.metric == HEADLINE_METRIC],
-            warnings=warnings(data, run_id)))
+            # Each other design against the baseline, over the pairs the two of them answered correctly.
+            differences=[difference(c, pairs.correct_pairs if (pairs := summary.pairs_with(c.other)) else None)
+                         for c in summary.comparisons if c.metric == HEADLINE_METRIC],
+            warnings=warnings(data, run_id),
+            baseline=(f"{info.baseline}: {_and(info.others)} {'is' if len(info.others) == 1 else 'are'} compared "
+                      "with it" if names_baseline(info) else ""),
+            nothing_to_compare=(f"Nothing to compare: this run recorded one design ({info.designs[0]})."
+                                if len(info.designs) == 1 else "")))
     return answers

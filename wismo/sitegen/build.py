@@ -16,6 +16,7 @@ from wismo import __version__
 from wismo.sitegen import fmt
 from wismo.sitegen.assets import STATIC_DIR, TEMPLATES_DIR, assets_dir, copy_static
 from wismo.sitegen.cases import build_case_pages
+from wismo.sitegen.charts import design_colours
 from wismo.sitegen.checks import build_check_report
 from wismo.sitegen.context import SiteData, case_url, slug
 from wismo.sitegen.crossover import crossover_sections
@@ -97,9 +98,11 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
         data.reviews = fold_reviews(reviews, {run_id: data.details[run_id] for run_id in data.valid_ids})
     # Every page's data is built before any worker forks: the review pages pretty-print the tool calls
     # that the conversation pages then reuse (data.call_views).
-    overview = build_overview(data, _review_import(data.reviews))
+    # One colour per design across the site, so a design looks the same on every chart of every run.
+    colours = design_colours(data.designs())
+    overview = build_overview(data, _review_import(data.reviews), colours)
     money_by_run = money_sections(money, data.valid_ids)
-    crossover_by_run = crossover_sections(crossover, data.valid_ids)
+    crossover_by_run = crossover_sections(crossover, data.valid_ids, colours)
     case_pages = build_case_pages(data)
     review_pages = build_review_pages(data)
     check_report = build_check_report(data)

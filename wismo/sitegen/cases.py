@@ -1,18 +1,21 @@
 """Case pages: one per case, every valid run's designs side by side, repetitions grouped by their summary.
 
 Two runs sit side by side where they fit; three or more are stacked, one run per row, so that the page
-never scrolls sideways (style.css lays both out).
+never scrolls sideways (style.css lays both out). A run's designs wrap the same way. Where a run must
+name its baseline (three or more designs, or a baseline that is not the first), each column says its
+role, and every other design its difference from the baseline on this case.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 from typing import Any
 
 from analysis.labels import FIELD_LABELS
 from analysis.model import DEFAULT_ASKS, FIELDS, ConversationDetail
 from wismo.sitegen import fmt
-from wismo.sitegen.context import SiteData, case_url, conversation_url, review_counts
+from wismo.sitegen.context import SiteData, case_url, conversation_url, names_baseline, review_counts
 from wismo.sitegen.marks import summary_pieces
 from wismo.sitegen.pages import CaseColumn, CasePage, CaseRun, FieldCell, Link, RepetitionRow, SummaryGroup
 from wismo.sitegen.verdicts import conflict_text, review_notes
@@ -104,17 +107,46 @@ def summary_groups(data: SiteData, details: list[ConversationDetail], expected: 
 STACK_RUNS_FROM = 3
 
 
+def _passed(details: list[ConversationDetail]) -> str:
+    return f"{sum(d.passed for d in details)}/{len(details)}"
+
+
+def versus_baseline(baseline: str, mine: list[ConversationDetail], theirs: list[ConversationDetail]) -> str:
+    """One design against the baseline on one case: both pass counts, and the median difference in total tokens
+    over the repetitions both answered correctly (a cheaper wrong answer is no saving, as on the overview)."""
+    passed = f"passed {_passed(mine)}, {baseline} {_passed(theirs)}"
+    by_repetition = {d.repetition: d for d in theirs}
+    both = [(d, by_repetition[d.repetition]) for d in mine
+            if d.passed and d.repetition in by_repetition and by_repetition[d.repetition].passed]
+    if not both:
+        return f"{passed}; no repetition both answered correctly, so no like-for-like cost comparison."
+    differences = [d.total_tokens - b.total_tokens for d, b in both
+                   if d.total_tokens is not None and b.total_tokens is not None]
+    repetitions = f"{len(both)} repetition{'s' * (len(both) != 1)} both answered correctly"
+    if not differences:
+        return f"{passed}; no tokens reported over the {repetitions}."
+    median = fmt.signed_metric("totalTokens", statistics.median(differences))
+    return f"{passed}; total tokens {median} per repetition (median over the {repetitions})."
+
+
 def case_runs(data: SiteData, case_id: str, expected: dict[str, Any]) -> list[CaseRun]:
     """Every valid run's designs for one case, in the runs' order and each run's design order."""
     runs: dict[str, list[CaseColumn]] = {}
     for run_id, design in data.columns():
         details = data.by_case.get((run_id, case_id, design), [])
         head, model = data.column_head(run_id, design)
+        info = data.summaries[run_id].run
+        role = versus = ""
+        if names_baseline(info):
+            baseline = info.baseline
+            role = "baseline" if design == baseline else f"vs {baseline}"
+            versus = ("The other designs are compared with it." if design == baseline else
+                      versus_baseline(baseline, details, data.by_case.get((run_id, case_id, baseline), [])))
         runs.setdefault(run_id, []).append(CaseColumn(
             card=data.cards[run_id], design=head, model=model,
-            passed=f"{sum(d.passed for d in details)}/{len(details)} passed",
+            passed=f"{_passed(details)} passed",
             reviews=review_counts(data, run_id, design, case_id),
-            groups=summary_groups(data, details, expected)))
+            groups=summary_groups(data, details, expected), role=role, versus=versus))
     return [CaseRun(data.cards[run_id], columns) for run_id, columns in runs.items()]
 
 

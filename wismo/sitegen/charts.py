@@ -19,8 +19,11 @@ from markupsafe import Markup
 from wismo.sitegen.errors import SiteError
 from wismo.sitegen.pages import Chart
 
-# Okabe–Ito: distinguishable with the common colour-vision deficiencies; designs are also named on the axis.
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
+# Okabe–Ito, then Paul Tol's muted scheme for a site of more designs: distinguishable with the common
+# colour-vision deficiencies; designs are also named on the axis or in a legend. Past ten designs colours repeat.
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#44AA99", "#999933",
+           "#332288"]
+Colours: TypeAlias = Mapping[str, str]  # design -> colour
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 # Above this many distinct (row, value) marks a strip would bloat the page: draw a histogram instead.
 MAX_POINTS = 600
@@ -49,8 +52,15 @@ def render_svg(chart: AnyChart, chart_id: str) -> Markup:
     return Markup(svg)
 
 
-def _colour_scale(rows: Sequence[str]) -> alt.Scale:
-    return alt.Scale(domain=list(rows), range=[PALETTE[i % len(PALETTE)] for i in range(len(rows))])
+def design_colours(designs: Sequence[str]) -> dict[str, str]:
+    """One colour per design of the site, in the site's design order: a design has its colour on every chart."""
+    return {design: PALETTE[i % len(PALETTE)] for i, design in enumerate(dict.fromkeys(designs))}
+
+
+def _colour_scale(rows: Sequence[str], colours: Colours | None = None) -> alt.Scale:
+    # Without the site's colours (a chart drawn alone), the rows take the palette in their order.
+    by_row = {**design_colours(rows), **(colours or {})}
+    return alt.Scale(domain=list(rows), range=[by_row[row] for row in rows])
 
 
 def _legend_values(sizes: set[int]) -> list[int]:
@@ -83,7 +93,7 @@ def _failed_legend() -> alt.Shape:
 
 def distribution(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequence[float | None]],
                  medians: Mapping[str, float | None], alt_text: str,
-                 failed: Mapping[str, Sequence[bool]] | None = None) -> Chart:
+                 failed: Mapping[str, Sequence[bool]] | None = None, colours: Colours | None = None) -> Chart:
     """Per-conversation values by row (design): a dot per value (sized by how many share it when that varies),
     a × over each value a failed conversation had, a black tick at the median."""
     rows = list(values)
@@ -107,7 +117,7 @@ def distribution(chart_id: str, title: str, axis_title: str, values: Mapping[str
             x=alt.X("value:Q", title=axis_title, scale=alt.Scale(zero=True), axis=x_axis),
             y=alt.Y("row:N", title=None, sort=rows),
             size=size,
-            color=alt.Color("row:N", scale=_colour_scale(rows), legend=None),
+            color=alt.Color("row:N", scale=_colour_scale(rows, colours), legend=None),
         )
         failures = sorted({(row, v) for row in rows for v, bad in paired[row] if bad and v is not None},
                           key=lambda item: (rows.index(item[0]), item[1]))
@@ -133,7 +143,7 @@ def distribution(chart_id: str, title: str, axis_title: str, values: Mapping[str
         chart = alt.Chart(alt.Data(values=data)).mark_bar(aria=False, strokeWidth=1.5).encode(
             x=alt.X("value:Q", bin=alt.Bin(maxbins=40), title=axis_title, axis=x_axis),
             y=alt.Y("count():Q", title="conversations", axis=alt.Axis(tickCount=4, format="d", labelFlush=True)),
-            color=alt.Color("row:N", scale=_colour_scale(rows), legend=None),
+            color=alt.Color("row:N", scale=_colour_scale(rows, colours), legend=None),
             **(_failed_bars() if any_failed else {}),
             # The design's name above its histogram, where it cannot run into the y axis title.
             row=alt.Row("row:N", title=None, sort=rows,
@@ -164,7 +174,7 @@ def _title(title: str, any_failed: bool) -> alt.TitleParams | str:
 
 
 def counts(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequence[int]], alt_text: str,
-           failed: Mapping[str, Sequence[bool]] | None = None) -> Chart:
+           failed: Mapping[str, Sequence[bool]] | None = None, colours: Colours | None = None) -> Chart:
     """Conversations per integer value (turns), grouped bars by row (design); failed ones outlined on top."""
     rows = list(values)
     paired = _results(values, failed)
@@ -177,7 +187,7 @@ def counts(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequ
         xOffset=alt.XOffset("row:N", sort=rows),
         y=alt.Y("sum(conversations):Q", title="conversations",
                 axis=alt.Axis(tickMinStep=1, format="d", tickCount=5, labelOverlap="greedy")),
-        color=alt.Color("row:N", scale=_colour_scale(rows), title=None, sort=rows,
+        color=alt.Color("row:N", scale=_colour_scale(rows, colours), title=None, sort=rows,
                         legend=alt.Legend(orient="bottom")),
         **(_failed_bars() if any_failed else {}),
     ).properties(title=_title(title, any_failed), width=560, height=180)

@@ -54,6 +54,16 @@ def fault_badge(summary: RunSummary) -> str:
             + ("; unequal between the designs: the comparison is biased" if faults.unequal(designs) else ""))
 
 
+def names_baseline(info: RunInfo) -> bool:
+    """Whether a run's pages must say which design is its baseline, the one every other is compared with.
+
+    With two designs, the first the baseline, every comparison's "focused − granular" already says it (and
+    such a run's pages read as they did before a run could hold more designs); with three or more designs, or
+    a baseline that is not the first, the reader is told.
+    """
+    return len(info.designs) > 2 or (len(info.designs) == 2 and info.baseline != info.designs[0])
+
+
 def run_card(run: RunInfo, validation: RunValidation, summary: RunSummary | None = None) -> RunCard:
     """How every page names a run; the summary's warnings when there is one."""
     provider = fmt.provider_text(run.provider_label or run.provider, run.is_language_model)
@@ -130,6 +140,10 @@ class SiteData:
                 groups[(run_id, detail.case_id, detail.design)].append(detail)
             data.by_case.update(groups)
         return data
+
+    def designs(self) -> list[str]:
+        """Every design of the valid runs, in the order they first appear: what the charts' colours follow."""
+        return list(dict.fromkeys(d for run_id in self.valid_ids for d in self.summaries[run_id].run.designs))
 
     def columns(self) -> list[tuple[str, str]]:
         """(run, design) pairs side by side on case pages: every valid run's designs in its own order."""

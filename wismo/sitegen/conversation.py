@@ -14,7 +14,7 @@ from typing import Any
 from analysis.model import BACKENDS, ConversationDetail, ToolCallDetail, TurnDetail
 from wismo.sitegen import fmt
 from wismo.sitegen.cases import ending_text, field_cells
-from wismo.sitegen.context import SiteData, case_url, conversation_url, slug
+from wismo.sitegen.context import SiteData, case_url, conversation_url, names_baseline, slug
 from wismo.sitegen.marks import summary_pieces
 from wismo.sitegen.pages import (
     ConversationPage,
@@ -303,9 +303,15 @@ def build_conversation_pages(data: SiteData, start: int = 0, stop: int | None = 
         by_case_rep: dict[tuple[str, int], list[ConversationDetail]] = {}
         for detail in details:
             by_case_rep.setdefault((detail.case_id, detail.repetition), []).append(detail)
+        info = validation.run
+        # The other designs of the same group in the run's design order; the baseline named where it must be.
+        order = {design: i for i, design in enumerate(info.designs)}
+        marked = info.baseline if names_baseline(info) else None
         for detail in details[max(start - begin, 0):stop - begin]:
-            others = [Link(f"{o.design}, repetition {o.repetition}", conversation_url(run_id, o.conversation_id))
-                      for o in by_case_rep[(detail.case_id, detail.repetition)] if o is not detail]
+            group = sorted(by_case_rep[(detail.case_id, detail.repetition)],
+                           key=lambda o: order.get(o.design, len(order)))
+            others = [Link(f"{o.design}{' (baseline)' if o.design == marked else ''}, repetition {o.repetition}",
+                           conversation_url(run_id, o.conversation_id)) for o in group if o is not detail]
             yield conversation_page(data, card, detail, cases.get(detail.case_id, {}), scale, others)
 
 

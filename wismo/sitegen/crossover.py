@@ -18,7 +18,7 @@ from analysis.crossover import MEASURE_WORDS, shows_crossover
 from analysis.model import CROSSOVER_MEASURES, CrossoverView
 from analysis.money_words import UNKNOWN, usd
 from wismo.sitegen import fmt
-from wismo.sitegen.charts import _colour_scale, render_svg
+from wismo.sitegen.charts import Colours, _colour_scale, render_svg
 from wismo.sitegen.pages import Chart
 
 HEADERS = ("Order lines", "Design", "Conversations", "Passed",
@@ -59,7 +59,7 @@ def _figure(view: CrossoverView, measure: str, value: float | None) -> str:
     return fmt.metric(measure, value)
 
 
-def _chart(view: CrossoverView, measure: str, number: int) -> Chart | None:
+def _chart(view: CrossoverView, measure: str, number: int, colours: Colours | None = None) -> Chart | None:
     """The medians of one measure against order lines, a panel per kind; None when no point has the measure."""
     label = MEASURE_WORDS[measure][0]
     designs = list(view.designs)
@@ -75,13 +75,13 @@ def _chart(view: CrossoverView, measure: str, number: int) -> Chart | None:
     x = alt.X("lines:Q", title="order lines", scale=alt.Scale(type="log", nice=False),
               axis=alt.Axis(values=list(view.sizes), format="d", labelOverlap="greedy"))
     y = alt.Y("median:Q", title=f"median {label}", axis=alt.Axis(tickCount=5, labelOverlap="greedy"))
-    colour = alt.Color("design:N", scale=_colour_scale(designs), sort=designs, title=None,
+    colour = alt.Color("design:N", scale=_colour_scale(designs, colours), sort=designs, title=None,
                        legend=alt.Legend(orient="top"))
     lines = base.mark_line(aria=False).encode(x=x, y=y, color=colour)
     points = base.mark_point(size=70, strokeWidth=2, aria=False).encode(
         x=x, y=y, color=colour,
         # A failing point is hollow, not only differently coloured: a cheap design that fails is not cheaper.
-        fill=alt.condition("datum.result === 'all passed'", alt.Color("design:N", scale=_colour_scale(designs),
+        fill=alt.condition("datum.result === 'all passed'", alt.Color("design:N", scale=_colour_scale(designs, colours),
                                                                       legend=None), alt.value("white")),
         shape=alt.Shape("result:N", title=None, scale=alt.Scale(domain=["all passed", "some failed"],
                                                                  range=["circle", "diamond"]),
@@ -104,8 +104,12 @@ def _chart(view: CrossoverView, measure: str, number: int) -> Chart | None:
     return Chart(chart_id, f"Median {label} by order size", alt_text, render_svg(chart, chart_id))
 
 
-def crossover_section(view: CrossoverView, number: int = 0) -> CrossoverSection | None:
-    """The section of one run, or None when the run spans one order size and one question kind."""
+def crossover_section(view: CrossoverView, number: int = 0,
+                      colours: Colours | None = None) -> CrossoverSection | None:
+    """The section of one run, or None when the run spans one order size and one question kind.
+
+    `colours` (design -> colour) are the site's, so a design is drawn as on the overview's other charts.
+    """
     if not shows_crossover(view):
         return None
     kinds = []
@@ -115,18 +119,18 @@ def crossover_section(view: CrossoverView, number: int = 0) -> CrossoverSection 
                 for p in view.points if p.kind == kind]
         kinds.append(CrossoverKind(kind, rows, [c.sentence for c in view.crossovers if c.kind == kind],
                                    view.failures.get(kind, "")))
-    charts = [chart for m in CROSSOVER_MEASURES if (chart := _chart(view, m, number)) is not None]
+    charts = [chart for m in CROSSOVER_MEASURES if (chart := _chart(view, m, number, colours)) is not None]
     sizes = f"{view.sizes[0]}–{view.sizes[-1]}" if len(view.sizes) > 1 else str(view.sizes[0]) if view.sizes else ""
     return CrossoverSection(view.run_id, list(view.designs), sizes, list(HEADERS), kinds, charts, view.money_note,
                             view.unsized_conversations)
 
 
-def crossover_sections(views: Sequence[CrossoverView] | None,
-                       valid_ids: Sequence[str]) -> Mapping[str, CrossoverSection]:
+def crossover_sections(views: Sequence[CrossoverView] | None, valid_ids: Sequence[str],
+                       colours: Colours | None = None) -> Mapping[str, CrossoverSection]:
     """run_id -> its crossover section, for the valid runs that span several sizes or kinds."""
     by_id = {view.run_id: view for view in views or ()}
     sections = {}
     for number, run_id in enumerate(valid_ids):
-        if run_id in by_id and (section := crossover_section(by_id[run_id], number)) is not None:
+        if run_id in by_id and (section := crossover_section(by_id[run_id], number, colours)) is not None:
             sections[run_id] = section
     return sections

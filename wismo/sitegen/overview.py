@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from analysis.headline import headline
 from analysis.labels import FIELD_LABELS, METRIC_LABELS
 from analysis.model import (
     CLAIM_MEANING,
@@ -15,16 +15,21 @@ from analysis.model import (
     METRICS,
     ConversationDetail,
     DesignMetrics,
+    DeterministicOrder,
     MetricComparison,
+    PairCounts,
+    RunInfo,
     RunSummary,
 )
 from wismo.sitegen import charts, fmt
-from wismo.sitegen.answer import build_answers
-from wismo.sitegen.context import SiteData, case_url, review_counts
+from wismo.sitegen.answer import build_answers, run_headline
+from wismo.sitegen.charts import Colours
+from wismo.sitegen.context import SiteData, case_url, names_baseline, review_counts
 from wismo.sitegen.pages import (
     CaseListPage,
     CaseRow,
     Chart,
+    DesignSource,
     DesignTools,
     DeterministicRow,
     FindingCount,
@@ -48,23 +53,33 @@ METRIC_NOTES = {"uncachedInputTokens": "input minus cached: what is left to pay 
 
 
 def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
-                      by_key: dict[tuple[str, str, str], MetricComparison]) -> list[str]:
+                      by_key: dict[tuple[str, str, str], MetricComparison], compact: bool = False) -> list[str]:
+    """Per comparison: the saving, the paired difference with its interval, the saving over everything.
+
+    `compact` puts the three in one cell, a line each (a run of several other designs: three columns for
+    each would squeeze the table past reading).
+    """
     cells = []
     for baseline, other in pairs:
         comparison = by_key.get((metric, baseline, other))
         if comparison is None:
-            cells += [fmt.DASH, fmt.DASH, fmt.DASH]
+            cells += [fmt.DASH] if compact else [fmt.DASH, fmt.DASH, fmt.DASH]
             continue
-        cells.append(fmt.pct(comparison.saving_pct))
-        if comparison.median_difference is None:
-            cells.append(fmt.DASH)
-        else:
+        difference, pairs_note = fmt.DASH, f"{comparison.paired_n} pairs"
+        if comparison.median_difference is not None:
             low, high = comparison.ci_low, comparison.ci_high
             interval = (f" [{fmt.signed_metric(metric, low)}, {fmt.signed_metric(metric, high)}]"
                         if low is not None and high is not None else "")
-            cells.append(f"{fmt.signed_metric(metric, comparison.median_difference)}{interval} · "
-                         f"{comparison.paired_n} pairs")
-        cells.append(fmt.pct(comparison.all_saving_pct))
+            difference = f"{fmt.signed_metric(metric, comparison.median_difference)}{interval}"
+        if compact:
+            cells.append(fmt.DASH if comparison.median_difference is None and comparison.saving_pct is None
+                         and comparison.all_saving_pct is None else
+                         f"{difference}\n{pairs_note} · saving {fmt.pct(comparison.saving_pct)}\n"
+                         f"over all {fmt.pct(comparison.all_saving_pct)}")
+        else:
+            cells += [fmt.pct(comparison.saving_pct),
+                      difference if comparison.median_difference is None else f"{difference} · {pairs_note}",
+                      fmt.pct(comparison.all_saving_pct)]
     return cells
 
 
@@ -74,10 +89,13 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     by_design: dict[str, DesignMetrics] = {m.design: m for m in summary.designs}
     pairs = list(dict.fromkeys((c.baseline, c.other) for c in summary.comparisons))
     by_key = {(c.metric, c.baseline, c.other): c for c in summary.comparisons}
-    headers = [h for baseline, other in pairs
-               for h in (f"Saving, {other} vs {baseline}, where both answered correctly",
-                         f"Paired difference {other} − {baseline} where both answered correctly, median [95 % CI]",
-                         "Saving over all conversations (failed and errored included)")]
+    compact = len(pairs) > 1
+    headers = ([f"{other} − {baseline} where both answered correctly: median per pair [95 % CI] · pairs · saving "
+                "on the medians; saving over all conversations" for baseline, other in pairs] if compact else
+               [h for baseline, other in pairs
+                for h in (f"Saving, {other} vs {baseline}, where both answered correctly",
+                          f"Paired difference {other} − {baseline} where both answered correctly, median [95 % CI]",
+                          "Saving over all conversations (failed and errored included)")])
     blank = [""] * len(headers)
     rows = [HeadlineRow("Passed", [f"{m.passed}/{m.conversations} ({fmt.share(m.pass_rate)})"
                                    for m in summary.designs], blank, section="Reliability")]
@@ -98,16 +116,29 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
             if value is not None and value.median is not None and value.n < by_design[design].conversations:
                 text += f" · {value.n} reported"
             cells.append(text)
-        rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells, _comparison_cells(metric, pairs, by_key),
+        rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells, _comparison_cells(metric, pairs, by_key, compact),
                                 note=METRIC_NOTES.get(metric, ""), section="Cost: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
-    both = (f" ({summary.pairs[0].correct_pairs} of {summary.pairs[0].pairs} pairs)" if summary.pairs else "")
-    note = ("Savings compare the designs' medians over the (case, repetition) pairs where both answered correctly"
-            f"{both}: a cheaper wrong answer is no saving. The interval is a 95 % paired bootstrap interval of the "
-            f"median per-pair difference over those pairs ({first.bootstrap_resamples:,} resamples, seed "
-            f"{first.bootstrap_seed}). The last column is over every conversation, for reference only."
+    compared = [p for _, other in pairs if (p := summary.pairs_with(other)) is not None]
+    many = names_baseline(summary.run)
+    whose = (f"each design's medians with the baseline's ({summary.run.baseline})" if many else "the designs' medians")
+    note = (f"Savings compare {whose} over the (case, repetition) pairs where both answered correctly"
+            f"{_pairs_note(compared)}: a cheaper wrong answer is no saving. The interval is a 95 % paired bootstrap "
+            f"interval of the median per-pair difference over those pairs ({first.bootstrap_resamples:,} resamples, "
+            f"seed {first.bootstrap_seed}). "
+            + ("The saving over all conversations (failed and errored included) is for reference only."
+               if compact else "The last column is over every conversation, for reference only.")
             if first else "")
-    return HeadlineTable(designs, headers, rows, note, 1 + len(designs) + len(headers))
+    return HeadlineTable(designs, headers, rows, note, 1 + len(designs) + len(headers),
+                         baseline=summary.run.baseline if many else "", compact=compact)
+
+
+def _pairs_note(compared: list[PairCounts]) -> str:
+    """How many pairs each comparison has where both answered correctly, in brackets ("" with none)."""
+    if len(compared) == 1:
+        return f" ({compared[0].correct_pairs} of {compared[0].pairs} pairs)"
+    return (" (" + "; ".join(f"{p.other} and {p.baseline}: {p.correct_pairs} of {p.pairs}" for p in compared)
+            + " pairs)" if compared else "")
 
 
 def _failed_note(details: list[ConversationDetail], design: str) -> str:
@@ -129,8 +160,12 @@ def _by_design(summary: RunSummary, details: list[ConversationDetail],
     return {design: [value(d) for d in details if d.design == design] for design in summary.run.designs}
 
 
-def run_charts(slug: str, summary: RunSummary, details: list[ConversationDetail]) -> list[Chart]:
-    """Total tokens, elapsed time and turns per conversation, by design; failed conversations marked."""
+def run_charts(slug: str, summary: RunSummary, details: list[ConversationDetail],
+               colours: Colours | None = None) -> list[Chart]:
+    """Total tokens, elapsed time and turns per conversation, by design; failed conversations marked.
+
+    A series per design, each in the site's colour for it (`colours`), the same on every chart.
+    """
     medians = {metric: {m.design: (m.stats[metric].median if metric in m.stats else None) for m in summary.designs}
                for metric in ("totalTokens", "elapsedMs")}
     turns = _by_design(summary, details, lambda d: d.turns)
@@ -142,39 +177,87 @@ def run_charts(slug: str, summary: RunSummary, details: list[ConversationDetail]
     return [
         charts.distribution(f"{slug}-tokens", "Total tokens per conversation", "total tokens (input + output)",
                             _by_design(summary, details, lambda d: d.total_tokens), medians["totalTokens"],
-                            _alt_stats("totalTokens", summary, details), failed),
+                            _alt_stats("totalTokens", summary, details), failed, colours),
         charts.distribution(f"{slug}-time", "Elapsed time per conversation", "elapsed time (ms)",
                             _by_design(summary, details, lambda d: d.elapsed_ms), medians["elapsedMs"],
-                            _alt_stats("elapsedMs", summary, details), failed),
-        charts.counts(f"{slug}-turns", "Turns (model requests) per conversation", "turns", turns, turns_alt, failed),
+                            _alt_stats("elapsedMs", summary, details), failed, colours),
+        charts.counts(f"{slug}-turns", "Turns (model requests) per conversation", "turns", turns, turns_alt, failed,
+                      colours),
     ]
 
 
-def _overview_run(data: SiteData, run_id: str) -> OverviewRun:
+def _lookups_cell(order: DeterministicOrder, design: str) -> str:
+    reads = order.lookups.get(design)
+    missing = order.lookups_not_found.get(design)
+    return fmt.count(reads) + (f" ({fmt.count(missing)} not found)" if reads is not None and missing else "")
+
+
+def _deterministic_words(summary: RunSummary) -> tuple[str, str]:
+    """The deterministic comparison's outcome in words, and whose servers it went through ("" for one design)."""
+    designs = summary.run.designs
+    if len(designs) < 2:
+        return "This run has one design: there is nothing to compare its evidence with.", ""
+    how = "both" if len(designs) == 2 else f"all {len(designs)}"
+    orders = summary.deterministic
+    if summary.deterministic_passed is None:
+        return "This run holds no deterministic comparison.", how
+    if summary.deterministic_passed:
+        every = "Both designs" if len(designs) == 2 else f"All {len(designs)} designs"
+        return f"{every} returned the same evidence for all {len(orders)} orders.", how
+    return f"The designs' evidence differs for {sum(not o.matched for o in orders)} orders.", how
+
+
+def _source_text(source: dict[str, Any]) -> str:
+    """Where a design's server came from: the command that started it, or the URL (with the headers' names)."""
+    if source.get("command"):
+        return "command: " + shlex.join(str(part) for part in source["command"])
+    if source.get("url"):
+        headers = source.get("headers") or []
+        return f"URL: {source['url']}" + (f" (headers sent: {', '.join(headers)})" if headers else "")
+    return fmt.DASH
+
+
+def design_sources(info: RunInfo) -> list[DesignSource]:
+    """The run's designs, baseline first marked, with where each came from; none for runs recorded before."""
+    if not info.design_sources:
+        return []
+    rows = []
+    for design in info.designs:
+        source = info.design_sources.get(design) or {}
+        server = " ".join(str(part) for part in (source.get("serverName"), source.get("serverVersion")) if part)
+        tools = len(info.tools.get(design, []))
+        role = ("the only design" if len(info.designs) == 1 else "baseline" if design == info.baseline
+                else f"compared with {info.baseline}")
+        rows.append(DesignSource(design=design, role=role, origin="built in" if source.get("builtIn") else "brought",
+                                 source=_source_text(source), server=server or fmt.DASH,
+                                 tools=f"{tools} tool{'s' * (tools != 1)}"))
+    return rows
+
+
+def _overview_run(data: SiteData, run_id: str, colours: Colours | None = None) -> OverviewRun:
     summary = data.summaries[run_id]
     card = data.cards[run_id]
     details = data.details[run_id]
     designs = summary.run.designs
+    # Backend reads get columns only when the comparison recorded them (runs before the servers reported them).
+    recorded = any(o.lookups for o in summary.deterministic)
     deterministic = [DeterministicRow(o.order_id, o.matched, [fmt.count(o.bytes.get(d)) for d in designs],
-                                      [fmt.count(o.interactions.get(d)) for d in designs])
+                                      [fmt.count(o.interactions.get(d)) for d in designs],
+                                      [_lookups_cell(o, d) for d in designs] if recorded else [])
                      for o in summary.deterministic]
-    if summary.deterministic_passed is None:
-        status = "This run holds no deterministic comparison."
-    elif summary.deterministic_passed:
-        status = f"Both designs returned the same evidence for all {len(deterministic)} orders."
-    else:
-        status = f"The designs' evidence differs for {sum(not o.matched for o in summary.deterministic)} orders."
+    status, how = _deterministic_words(summary)
     kinds = sorted({kind for by_kind in summary.claim_findings.values() for kind in by_kind} - {"checked"})
     findings = [FindingCount(kind, [fmt.count(summary.claim_findings.get(d, {}).get(kind, 0)) for d in designs],
                              CLAIM_MEANING.get(kind, "")) for kind in kinds]
     reviews = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]
-    words = headline(summary)
+    words = run_headline(summary)
     return OverviewRun(card=card, conversations=len(details), headline=headline_table(summary),
-                       charts=run_charts(card.slug, summary, details), deterministic_designs=list(designs),
+                       charts=run_charts(card.slug, summary, details, colours), deterministic_designs=list(designs),
                        deterministic=deterministic, deterministic_status=status, reviews=reviews,
                        finding_designs=list(designs), findings=findings, lead=words.lead, details=words.details,
                        fault_warnings=words.warnings, pass_rates_differ=words.pass_rates_differ,
-                       biased=words.biased)
+                       biased=words.biased, deterministic_through=how, deterministic_lookups=recorded,
+                       sources=design_sources(summary.run))
 
 
 def _grouped(values: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -213,12 +296,13 @@ def model_table(data: SiteData) -> list[ModelDesignRow]:
     rows = []
     for run_id in data.valid_ids:
         summary, card = data.summaries[run_id], data.cards[run_id]
-        baseline = summary.run.designs[0]
+        baseline = summary.run.baseline
         savings = {c.other: c for c in summary.comparisons if c.metric == "totalTokens" and c.baseline == baseline}
-        both = f", {summary.pairs[0].correct_pairs} pairs both right" if summary.pairs else ""
         for metrics in summary.designs:
             design = metrics.design
             saving = savings.get(design)
+            pairs = summary.pairs_with(design)
+            both = f", {pairs.correct_pairs} pairs both right" if pairs else ""
             checked = summary.claim_findings.get(design)
             rows.append(ModelDesignRow(
                 run_id=run_id, model=card.label, is_language_model=card.is_language_model, design=design,
@@ -265,17 +349,38 @@ def build_case_list_pages(data: SiteData) -> list[CaseListPage]:
             for n, chunk in enumerate(chunks, start=1)]
 
 
-def build_overview(data: SiteData, review_import: ReviewImport | None) -> OverviewPage:
-    """index.html's data; runs that failed validation appear only as a banner and a link to their checks."""
+BUILT_IN = ("granular", "focused")  # wismo's own designs, which the overview's introduction describes
+
+
+def brought_designs(data: SiteData) -> list[str]:
+    """The designs of the valid runs that are not wismo's own: a manifest's builtIn, else by name (older runs)."""
+    brought = []
+    for design in data.designs():
+        sources = [data.summaries[r].run.design_sources.get(design) for r in data.valid_ids]
+        built_in = any(s.get("builtIn") for s in sources if s) or (design in BUILT_IN and not any(sources))
+        if not built_in:
+            brought.append(design)
+    return brought
+
+
+def build_overview(data: SiteData, review_import: ReviewImport | None, colours: Colours | None = None) -> OverviewPage:
+    """index.html's data; runs that failed validation appear only as a banner and a link to their checks.
+
+    `colours` (design -> colour, the site's) colour every chart's series.
+    """
     cases = case_rows(data)
     listed, total = not_justified(data)
+    brought = brought_designs(data)
+    firsts = all(data.summaries[r].run.baseline == data.summaries[r].run.designs[0] for r in data.valid_ids)
     return OverviewPage(
-        title="Granular tools or one focused context?",
+        title=("Which tool design answers best, and at what cost?" if brought
+               else "Granular tools or one focused context?"),
         runs=[data.cards[v.run.run_id] for v in data.validations],
-        valid_runs=[_overview_run(data, run_id) for run_id in data.valid_ids],
+        valid_runs=[_overview_run(data, run_id, colours) for run_id in data.valid_ids],
         invalid_runs=[data.cards[run_id] for run_id in data.invalid_ids],
         case_columns=[data.column_head(run_id, design) for run_id, design in data.columns()],
         cases=cases[:OVERVIEW_CASES], designs=_design_tools(data),
         instructions=_grouped([(v.run.run_id, v.run.instructions) for v in data.validations]),
         reviews=review_import, model_table=model_table(data), case_total=len(cases),
-        not_justified=listed, not_justified_total=total, answers=build_answers(data))
+        not_justified=listed, not_justified_total=total, answers=build_answers(data), brought=brought,
+        model_baseline_first=firsts)

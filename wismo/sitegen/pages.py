@@ -121,16 +121,31 @@ class HeadlineTable:
     rows: list[HeadlineRow]
     interval_note: str
     column_count: int  # label + designs + comparisons, for section rows that span the table
+    baseline: str = ""  # the design the others are compared with, marked where a run must say it (names_baseline)
+    compact: bool = False  # one cell per comparison, its figures a line each (several other designs)
 
 
 @dataclass(frozen=True)
 class DeterministicRow:
-    """One order of the deterministic comparison; bytes and interactions in the table's design order."""
+    """One order of the deterministic comparison; bytes, interactions and backend reads in the table's design order."""
 
     order_id: str
     matched: bool
     bytes: list[str]
     interactions: list[str]
+    lookups: list[str] = field(default_factory=list)  # empty when the comparison recorded no backend reads
+
+
+@dataclass(frozen=True)
+class DesignSource:
+    """One design of a run: its role in the comparison, where its server came from, what it called itself."""
+
+    design: str
+    role: str  # "baseline", "compared with granular"; "the only design" for a run of one design
+    origin: str  # "built in" (one of wismo's own designs) or "brought"
+    source: str  # the command that started it, or the URL it was reached at (with the names of headers sent)
+    server: str  # the name and version the server gave, a dash when it gave none
+    tools: str  # how many tools it listed
 
 
 @dataclass(frozen=True)
@@ -198,6 +213,10 @@ class OverviewRun:
     fault_warnings: list[str] = field(default_factory=list)  # infrastructure faults, each cause once
     pass_rates_differ: bool = False
     biased: bool = False  # the faults are unequal between the designs
+    # whose servers the comparison went through, "both" or "all 3" (designs'); "" for a run of one design
+    deterministic_through: str = ""
+    deterministic_lookups: bool = False  # the comparison recorded each design's backend reads
+    sources: list[DesignSource] = field(default_factory=list)  # empty for runs recorded before designSources
 
 
 @dataclass(frozen=True)
@@ -220,8 +239,10 @@ class AnswerRun:
     lead: str
     pass_rates_differ: bool
     passed: list[tuple[str, str]]  # (design, "20/21 (95.2 %)")
-    differences: list[str]  # one per comparison of the headline metric, over the both-correct pairs
+    differences: list[str]  # one per other design on the headline metric, over the pairs both got right
     warnings: list[AnswerWarning]
+    baseline: str = ""  # which design the others are compared with, where a run must say it (names_baseline)
+    nothing_to_compare: str = ""  # a run of one design says so instead of any difference
 
 
 @dataclass(frozen=True)
@@ -237,7 +258,7 @@ class ModelDesignRow:
     tool_calls: str
     total_tokens: str
     time: str
-    saving: str  # total tokens saved over the run's first design, medians over the pairs both answered right
+    saving: str  # total tokens saved over the run's baseline, medians over the pairs both answered right
     findings: str  # summaries with at least one claim-check finding
 
 
@@ -305,6 +326,8 @@ class OverviewPage:
     not_justified: list[NotJustified] = field(default_factory=list)  # at most OVERVIEW_NOT_JUSTIFIED
     not_justified_total: int = 0
     answers: list[AnswerRun] = field(default_factory=list)  # the answer first: one per valid run
+    brought: list[str] = field(default_factory=list)  # designs other than wismo's own two, in the site's order
+    model_baseline_first: bool = True  # every run's baseline is its first design: the model table says so
 
 
 @dataclass(frozen=True)
@@ -351,6 +374,8 @@ class CaseColumn:
     passed: str
     reviews: ReviewCounts | None
     groups: list[SummaryGroup]
+    role: str = ""  # "baseline" or "vs granular", where the run must name its baseline (names_baseline)
+    versus: str = ""  # this design against the baseline on this case, in words ("" for runs that need no role)
 
 
 @dataclass(frozen=True)
