@@ -9,7 +9,6 @@ details are.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from urllib.parse import urlencode
 
 from analysis.headline import HEADLINE_METRIC, Headline, headline
@@ -29,41 +28,9 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else plural or word + 's'}"
 
 
-def _pair(summary: RunSummary, other: str) -> RunSummary:
-    """The run as if it held the baseline and `other` alone: what analysis.headline words."""
-    baseline = summary.run.baseline
-    return replace(summary, designs=[m for m in summary.designs if m.design in (baseline, other)],
-                   comparisons=summary.comparisons_with(other),
-                   pairs=[p for p in summary.pairs if p.other == other])
-
-
-def _share(passed: int, total: int) -> str:
-    # As analysis.headline writes a pass rate in its sentences.
-    return f"{passed}/{total} ({passed / total * 100:.0f} %)" if total else f"{passed}/{total}"
-
-
 def run_headline(summary: RunSummary) -> Headline:
-    """The run's headline: analysis.headline's, which words one comparison; with several other designs, its
-    sentences for each of them against the baseline, after a lead over every design's pass rate.
-
-    The faults and their bias are the whole run's (analysis.headline over every design).
-    """
-    whole = headline(summary)
-    if len(summary.run.others) < 2:
-        return whole
-    pairs = [headline(_pair(summary, other)) for other in summary.run.others]
-    rates = {m.design: (m.passed, m.conversations) for m in summary.designs}
-    shares = ", ".join(f"{design} {_share(*rate)}" for design, rate in rates.items())
-    best = max(p / t for p, t in rates.values() if t) if any(t for _, t in rates.values()) else 0.0
-    ahead = [d for d, (p, t) in rates.items() if t and p / t == best]
-    differ = len(ahead) < len(rates)
-    if differ:
-        lead = (f"The designs differ in correctness: {shares}. {_and(ahead)} {'was' if len(ahead) == 1 else 'were'} "
-                "right most often; that, not a cost saving, is the result of this run.")
-    else:
-        lead = f"All {len(rates)} designs were equally often right: {shares}."
-    return Headline(lead, [sentence for pair in pairs for sentence in pair.details], whole.warnings, differ,
-                    whole.biased)
+    """The run's headline: analysis.headline's, word for word what `wismo summarize` prints."""
+    return headline(summary)
 
 
 def difference(comparison: MetricComparison, correct_pairs: int | None) -> str:
