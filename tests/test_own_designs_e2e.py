@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -98,3 +99,17 @@ def test_the_readme_s_one_command_records_a_brought_server_and_builds_its_site(t
     manifest = json.loads((tmp_path / "runs" / "middle" / "manifest.json").read_text())
     assert manifest["designs"] == DESIGNS
     assert (tmp_path / "out" / "site" / "index.html").is_file()
+
+
+def test_the_site_of_a_three_design_run_has_three_columns_and_names_where_each_design_came_from(
+        three_design_run: Path, focused_over_http: str):
+    out = three_design_run.parent.parent / "site"
+    done = run_wismo("build-site", str(three_design_run), "--out", str(out), cwd=three_design_run.parent)
+    assert done.returncode == 0, done.stderr
+    case = (out / "cases" / "partial-delivery.html").read_text(encoding="utf-8")
+    columns = re.findall(r'<section class="column"[^>]*>\s*<h3[^>]*>([^<]+)</h3>', case)
+    assert columns == DESIGNS, columns
+    assert case.count('class="versus small"') == 3 and case.count('>vs granular<') == 2
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert focused_over_http in index and "middle-example" in index
+    assert "middle vs granular" in index or "middle − granular" in index
