@@ -13,7 +13,7 @@ results' `_meta` (the backend work of gathering everything).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import Any
 from recorder.dataset import ASSESSMENT_FIELDS, DELAY_REASONS, Dataset
 from recorder.evidence import derive
 from recorder.gathering import BAD_IDS, DesignProblem, EdgeCase, Gathered, edge_cases, gather
-from recorder.mcp_client import ToolServer, server_command, start_servers
+from recorder.mcp_client import ServerTarget, ToolServer, server_command, start_servers
 from recorder.record_diff import differences
 from wismo.errors import WismoError
 
@@ -143,7 +143,7 @@ def design_order(designs: Sequence[str] = COMPARED_DESIGNS) -> list[str]:
     return list(dict.fromkeys([*designs, REFERENCE]))
 
 
-async def run_comparison(dataset: Dataset, commands: dict[str, list[str]] | None = None,
+async def run_comparison(dataset: Dataset, commands: Mapping[str, Sequence[str] | ServerTarget] | None = None,
                          log_dir: Path | None = None, servers: dict[str, ToolServer] | None = None,
                          designs: Sequence[str] = COMPARED_DESIGNS) -> ComparisonReport:
     """Gather every order's evidence through each design's server and compare it with the granular reference's.

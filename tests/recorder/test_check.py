@@ -171,3 +171,22 @@ def test_check_compares_a_design_of_the_user_s_own_and_names_the_record_it_drops
 def test_check_says_in_one_line_when_a_server_option_is_malformed(tmp_path):
     done = wismo("check", "--server", "middle", cwd=tmp_path)
     assert done.returncode == 2 and "expected NAME=COMMAND" in done.stderr
+
+
+def test_check_reaches_a_design_over_streamable_http(tmp_path):
+    from tests.recorder.test_serve_http import free_port, wait_ready
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "wismo.cli", "serve", "focused", "--transport", "streamable-http",
+                               "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_ready(server)
+        done = wismo("check", "--server", f"remote=http://127.0.0.1:{port}/mcp", "--out", "c.json", cwd=tmp_path)
+    finally:
+        server.terminate()
+        server.wait(15)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "c.json").read_text())
+    assert report["designs"] == ["granular", "focused", "remote"] and report["passed"]
+    done = wismo("check", "--server", "remote=python x.py", "--header", "remote=X-Key: v", cwd=tmp_path)
+    assert done.returncode == 2 and "headers go to a design reached over HTTP" in done.stderr

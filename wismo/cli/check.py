@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shlex
 import sys
 from pathlib import Path
 
@@ -12,21 +11,31 @@ import click
 
 from recorder.comparison import COMPARED_DESIGNS, ComparisonReport, run_comparison
 from recorder.dataset import load_dataset
+from recorder.designs import DesignSpec, parse_header, parse_server
+from recorder.mcp_client import ServerTarget
 from wismo.cli._options import dataset_option
+from wismo.errors import WismoError
 
 
-def _server_override(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str, list[str]]:
-    commands = {}
-    for value in values:
-        design, sep, command = (part.strip() for part in value.partition("="))
-        if not sep or not design or not command:
-            raise click.BadParameter(f"{value!r}: expected NAME=COMMAND (granular or focused to replace wismo's "
-                                     "own server, any other name for a design of yours)")
-        try:
-            commands[design] = shlex.split(command)
-        except ValueError as exc:
-            raise click.BadParameter(f"{value!r}: the command cannot be split into words: {exc}") from None
-    return commands
+def _server_override(_ctx: click.Context, _param: click.Parameter,
+                     values: tuple[str, ...]) -> tuple[DesignSpec, ...]:
+    try:
+        return tuple(parse_server(value) for value in values)
+    except WismoError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _targets(servers: tuple[DesignSpec, ...], headers: tuple[str, ...]) -> dict[str, ServerTarget]:
+    """Each --server's command or URL, with the --header values read from the environment."""
+    given = [parse_header(h) for h in headers]
+    by_name = {s.name: s for s in servers}
+    for design, header, template in given:
+        spec = by_name.get(design)
+        if spec is None or not spec.url:
+            raise WismoError(f"--header {design}=...: headers go to a design reached over HTTP; "
+                             f"{design!r} is not one (add --server {design}=https://…)")
+        by_name[design] = DesignSpec(design, url=spec.url, headers=(*spec.headers, (header, template)))
+    return {name: spec.target() for name, spec in by_name.items()}
 
 
 @click.command()
@@ -34,10 +43,12 @@ def _server_override(_ctx: click.Context, _param: click.Parameter, values: tuple
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("runs/deterministic-comparison.json"), show_default=True,
               help="Where to write the comparison as JSON.")
-@click.option("--server", "servers", multiple=True, callback=_server_override, metavar="NAME=COMMAND",
-              help="Also check design NAME, served on stdio by COMMAND (granular or focused: instead of wismo's "
-                   "own server). Repeatable.")
-def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) -> None:
+@click.option("--server", "servers", multiple=True, callback=_server_override, metavar="NAME=COMMAND|URL",
+              help="Also check design NAME, served on stdio by COMMAND or reached at an http(s)://…/mcp URL "
+                   "(granular or focused: instead of wismo's own server). Repeatable.")
+@click.option("--header", "headers", multiple=True, metavar="NAME=Header: value",
+              help="An HTTP header for design NAME's URL; $VAR or ${VAR} is read from the environment. Repeatable.")
+def check(dataset_dir: Path | None, out: Path, servers: tuple[DesignSpec, ...], headers: tuple[str, ...]) -> None:
     """Check that every tool design returns exactly the granular design's evidence for every order.
 
     Launches each design's server over stdio (wismo's granular and focused, and every --server), and
@@ -59,8 +70,9 @@ def check(dataset_dir: Path | None, out: Path, servers: dict[str, list[str]]) ->
     for warning in dataset.warnings:
         click.echo(f"warning: {warning}", err=True)
     # wismo's designs in record's default --designs order, then the user's, in the order given.
-    designs = [*COMPARED_DESIGNS, *(d for d in servers if d not in COMPARED_DESIGNS)]
-    report = asyncio.run(run_comparison(dataset, servers, designs=designs))
+    targets = _targets(servers, headers)
+    designs = [*COMPARED_DESIGNS, *(d for d in targets if d not in COMPARED_DESIGNS)]
+    report = asyncio.run(run_comparison(dataset, targets, designs=designs))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
 
