@@ -416,7 +416,9 @@ async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, choice:
         comparison = await run_comparison(dataset, servers=servers, designs=choice.names)
         write_json_atomic(run_dir / COMPARISON_FILE, comparison.to_json(), redactor)
         if not comparison.passed:
-            raise WismoError(f"{comparison.problem_line(str(run_dir / COMPARISON_FILE))}; nothing recorded")
+            problem = comparison.problem_line(str(run_dir / COMPARISON_FILE))
+            raise WismoError(f"{problem or 'the designs do not return the same evidence'}; nothing recorded "
+                             f"(see {run_dir / COMPARISON_FILE})")
         servers = {d: servers[d] for d in choice.names}
         manifest = build_manifest(run_id, options, choice, provider, dataset, plans, servers, redactor)
         write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)

@@ -262,7 +262,7 @@ def test_a_design_whose_records_differ_is_one_line_before_any_conversation(tmp_p
     run_dir = tmp_path / "runs" / "r"
     assert line.startswith("error: design middle returns different evidence: ORD-1001: reservation RSV-1001-A "
                            "missing (granular returns it)")
-    assert line.endswith(f"{run_dir / 'deterministic-comparison.json'}; nothing recorded")
+    assert line.endswith(f"; nothing recorded (see {run_dir / 'deterministic-comparison.json'})")
     # the report stays for the user to read; nothing else was written
     assert sorted(p.name for p in run_dir.iterdir() if p.name != "logs") == [".wismo-lock",
                                                                           "deterministic-comparison.json"]
