@@ -36,6 +36,9 @@ CHECK_MEANINGS = {
                         "turns, tool calls, tokens or time would be wrong.",
     "plan_coverage": "Planned conversations missing, or conversations nobody planned: pass rates and savings would "
                      "be over other cases than the plan's.",
+    "design_groups": "The baseline is not one of the run's designs, or a (case, repetition) group does not run "
+                     "every design exactly once in its own place: every difference against the baseline would pair "
+                     "the wrong conversations.",
     "stored_scores": "A stored score disagrees with re-scoring the answer: pass rates would be wrong.",
     "score_lines": "Lines of the scores file that do not match their conversations: pass rates would be wrong.",
     "claim_lines": "Lines of the claims file that belong to no finished conversation: claim-check findings would be "
