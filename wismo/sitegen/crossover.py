@@ -26,6 +26,8 @@ HEADERS = ("Order lines", "Design", "Conversations", "Passed",
 
 SUBTITLE = ("dashed line: from this size the other design uses less; hollow diamond: some conversations failed, "
             "its pass rate beside it")
+SUBTITLE_SEVERAL = ("dashed line, in a design's colour: from this size that design and the baseline swap which uses "
+                    "less; hollow diamond: some conversations failed, its pass rate beside it")
 
 
 @dataclass(frozen=True)
@@ -69,8 +71,9 @@ def _chart(view: CrossoverView, measure: str, number: int, colours: Colours | No
             for p in view.points if p.design in designs and p.medians.get(measure) is not None]
     if not data:
         return None
-    data += [{"kind": c.kind, "lines": size, "layer": "crossing"} for c in view.crossovers
-             if c.measure == measure for size in c.crossings]
+    crossings = [c for c in view.crossovers if c.measure == measure]
+    data += [{"kind": c.kind, "lines": size, "layer": "crossing", "design": c.other}
+             for c in crossings for size in c.crossings]
     base = alt.Chart().transform_filter("datum.layer === 'point'")
     x = alt.X("lines:Q", title="order lines", scale=alt.Scale(type="log", nice=False),
               axis=alt.Axis(values=list(view.sizes), format="d", labelOverlap="greedy"))
@@ -94,12 +97,18 @@ def _chart(view: CrossoverView, measure: str, number: int, colours: Colours | No
         x=x, y=y, text="pass:N", color=colour)
     rules = alt.Chart().transform_filter("datum.layer === 'crossing'").mark_rule(
         strokeDash=[4, 3], color="#111", aria=False).encode(x=x)
+    subtitle = SUBTITLE
+    if len({c.other for c in crossings}) > 1:
+        # Several designs against the baseline: a crossing is drawn in the colour of the design whose line
+        # crosses the baseline's there, so the rules can be told apart.
+        rules = rules.encode(color=alt.Color("design:N", scale=_colour_scale(designs, colours), legend=None))
+        subtitle = SUBTITLE_SEVERAL
     chart = alt.layer(lines, points, passes, rules, data=alt.Data(values=data)).properties(width=300, height=160) \
         .facet(facet=alt.Facet("kind:N", title=None, sort=list(view.kinds), header=alt.Header(labelFontWeight="bold")),
                columns=2).properties(title=alt.TitleParams(
-                   f"Median {label} by order size", subtitle=SUBTITLE, subtitleFontSize=11, subtitleColor="#444"))
+                   f"Median {label} by order size", subtitle=subtitle, subtitleFontSize=11, subtitleColor="#444"))
     words = [c.sentence for c in view.crossovers if c.measure == measure]
-    alt_text = " ".join(words) + " " + SUBTITLE[0].upper() + SUBTITLE[1:] + "."
+    alt_text = " ".join(words) + " " + subtitle[0].upper() + subtitle[1:] + "."
     chart_id = f"crossover-{number}-{measure}"
     return Chart(chart_id, f"Median {label} by order size", alt_text, render_svg(chart, chart_id))
 
