@@ -124,6 +124,19 @@ def check_name(name: str, flag: str) -> None:
                          "'_' and '-' (at most 40)")
 
 
+def with_headers(specs: Mapping[str, DesignSpec],
+                 headers: Sequence[tuple[str, str, str]]) -> dict[str, DesignSpec]:
+    """The designs with each --header attached to its design; a header for a design not reached by URL is an error."""
+    attached = dict(specs)
+    for design, header, template in headers:
+        reached = attached.get(design)
+        if reached is None or not reached.url:
+            raise WismoError(f"--header {design}=...: headers go to a design reached over HTTP; "
+                             f"{design!r} is not one (add --server {design}=https://…)")
+        attached[design] = DesignSpec(design, url=reached.url, headers=(*reached.headers, (header, template)))
+    return attached
+
+
 def choose_designs(servers: Sequence[DesignSpec] = (), designs: Sequence[str] | None = None,
                    baseline: str | None = None, headers: Sequence[tuple[str, str, str]] = (),
                    dataset_dir: Path | str | None = None) -> DesignChoice:
@@ -138,12 +151,7 @@ def choose_designs(servers: Sequence[DesignSpec] = (), designs: Sequence[str] | 
             raise WismoError(f"two --server options name the design {spec.name!r}; give each design its own name")
         brought.add(spec.name)
         available[spec.name] = spec
-    for design, header, template in headers:
-        reached = available.get(design)
-        if reached is None or not reached.url:
-            raise WismoError(f"--header {design}=...: headers go to a design reached over HTTP; "
-                             f"{design!r} is not one (add --server {design}=https://…)")
-        available[design] = DesignSpec(design, url=reached.url, headers=(*reached.headers, (header, template)))
+    available = with_headers(available, headers)
     order = list(designs) if designs else [*BUILT_IN, *(s.name for s in servers if s.name not in BUILT_IN)]
     repeated = sorted({d for d in order if order.count(d) > 1})
     if repeated:

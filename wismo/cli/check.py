@@ -11,7 +11,7 @@ import click
 
 from recorder.comparison import COMPARED_DESIGNS, ComparisonReport, run_comparison
 from recorder.dataset import load_dataset
-from recorder.designs import DesignSpec, parse_header, parse_server
+from recorder.designs import DesignSpec, parse_header, parse_server, with_headers
 from recorder.mcp_client import ServerTarget
 from wismo.cli._options import dataset_option
 from wismo.errors import WismoError
@@ -27,15 +27,8 @@ def _server_override(_ctx: click.Context, _param: click.Parameter,
 
 def _targets(servers: tuple[DesignSpec, ...], headers: tuple[str, ...]) -> dict[str, ServerTarget]:
     """Each --server's command or URL, with the --header values read from the environment."""
-    given = [parse_header(h) for h in headers]
-    by_name = {s.name: s for s in servers}
-    for design, header, template in given:
-        spec = by_name.get(design)
-        if spec is None or not spec.url:
-            raise WismoError(f"--header {design}=...: headers go to a design reached over HTTP; "
-                             f"{design!r} is not one (add --server {design}=https://…)")
-        by_name[design] = DesignSpec(design, url=spec.url, headers=(*spec.headers, (header, template)))
-    return {name: spec.target() for name, spec in by_name.items()}
+    specs = with_headers({s.name: s for s in servers}, [parse_header(h) for h in headers])
+    return {name: spec.target() for name, spec in specs.items()}
 
 
 @click.command()
