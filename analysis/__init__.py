@@ -4,7 +4,7 @@ validate_runs and summarize_runs load each run once (one pass over events.jsonl)
 validates first and raises RunValidationError, naming the failing checks, for a run that fails.
 analyze_runs does both on one load, a failing run being a result rather than an error, and with
 details=True also reads the conversations and claim findings the site shows (build-site uses it).
-A missing run folder or an unreadable manifest raises wismo.errors.RunFormatError.
+A missing run folder or an unreadable manifest raises core.errors.RunFormatError.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from analysis.checks import validate
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED, RunDatabase
 from analysis.errors import RunFormatError, RunValidationError
 from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
-from wismo.errors import WismoError
+from core.errors import WismoError
 
 __all__ = ["RunAnalysis", "RunFormatError", "RunValidationError", "analyze_runs", "claim_findings",
            "conversation_details", "summarize_runs", "validate_runs"]

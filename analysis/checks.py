@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis.db import RunDatabase, sql_description
-from analysis.model import DEFAULT_ASKS, CheckResult, RunInfo, RunValidation
+from analysis.model import CheckResult, RunInfo, RunValidation
+from core.domain.fields import DEFAULT_ASKS
 
 # Enough offending rows to see what is wrong; CheckResult.row_count keeps the true total.
 MAX_ROWS = 50

@@ -19,7 +19,8 @@ from typing import Any
 
 from analysis.costs import RunMoney
 from analysis.db import RunDatabase
-from analysis.model import CROSSOVER_MEASURES, DEFAULT_ASKS, Crossover, CrossoverPoint, CrossoverView
+from analysis.model import CROSSOVER_MEASURES, Crossover, CrossoverPoint, CrossoverView
+from core.domain.fields import DEFAULT_ASKS
 
 # Names of the question kinds the default and generated datasets ask; any other set of fields is named by
 # its fields, so a new kind needs no code.

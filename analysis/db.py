@@ -11,9 +11,9 @@ from typing import Any
 
 import duckdb
 
-from wismo.errors import RunFormatError
-from wismo.runformat import CLAIMS_FILE, COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, SCORES_FILE
-from wismo.runformat.read import read_manifest
+from core.errors import RunFormatError
+from core.runformat import CLAIMS_FILE, COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, SCORES_FILE
+from core.runformat.read import read_manifest
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000

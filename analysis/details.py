@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from analysis.db import RunDatabase
-from analysis.model import FIELDS, ConversationDetail, ToolCallDetail, TurnDetail
+from analysis.model import ConversationDetail, ToolCallDetail, TurnDetail
+from core.domain.fields import ASSESSMENT_FIELDS
 
 
 def _json(value: str | None) -> Any:
@@ -42,7 +43,7 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
         pair_position=row["pair_position"], status=row["status"], budget_hit=row["budget_hit"],
         error=row["error"], passed=bool(row["passed"]),
         field_scores={name: bool(verdict) for name, verdict in (row["field_scores"] or {}).items()
-                      if name in FIELDS and verdict is not None},
+                      if name in ASSESSMENT_FIELDS and verdict is not None},
         assessment=_json(row["assessment"]), customer_summary=row["customer_summary"],
         final_text=row["final_text"], turns=row["turns"], tool_calls=row["tool_calls"],
         input_tokens=row["input_tokens"], output_tokens=row["output_tokens"], cached_tokens=row["cached_tokens"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wismo.errors import RunFormatError, WismoError
+from core.errors import RunFormatError, WismoError
 
 if TYPE_CHECKING:
     from analysis.model import RunValidation

@@ -3,7 +3,7 @@
 The review pages show this instead of the raw tool results, so that blind review cannot read the
 design off the evidence: the granular design's six results and the focused design's one result come
 out as the same order, payment, reservation and tracking records. Results are read by parameter
-name, exactly as the claim checker reads them (recorder.evidence.Evidence.add_call).
+name, exactly as the claim checker reads them (core.domain.evidence.Evidence.add_call).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis.model import TurnDetail
-from recorder.evidence import KINDS, Evidence
+from core.domain.evidence import KINDS, Evidence
 
 MISSING_WORDS = {"not_found": "not found", "unavailable": "could not be looked up"}
 
@@ -23,7 +23,7 @@ MISSING_WORDS = {"not_found": "not found", "unavailable": "could not be looked u
 class GatheredRecord:
     """One record the conversation holds: its fields, the ID first, the others sorted by name."""
 
-    kind: str  # one of recorder.evidence.KINDS
+    kind: str  # one of core.domain.evidence.KINDS
     record_id: str
     sku: str | None
     fields: tuple[tuple[str, Any], ...]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from analysis.db import RunDatabase
 from analysis.model import (
-    BACKENDS,
-    FIELDS,
     METRICS,
     DesignLookups,
     DesignMetrics,
@@ -20,6 +18,7 @@ from analysis.model import (
     Stat,
 )
 from analysis.warnings import run_warnings
+from core.domain.fields import ASSESSMENT_FIELDS, BACKENDS
 
 
 def design_metrics(db: RunDatabase, info: RunInfo) -> list[DesignMetrics]:
@@ -33,7 +32,7 @@ def design_metrics(db: RunDatabase, info: RunInfo) -> list[DesignMetrics]:
             pass_hat_k.setdefault(row["design"], {})[row["k"]] = row["pass_hat_k"]
     return [DesignMetrics(run_id=info.run_id, provider=info.provider, model=info.model, design=row["design"],
                           conversations=row["conversations"], passed=row["passed"], pass_rate=row["pass_rate"],
-                          field_pass_rates={name: row[name] for name in FIELDS},
+                          field_pass_rates={name: row[name] for name in ASSESSMENT_FIELDS},
                           status_counts=dict(row["status_counts"]), stats=_in_order(stats.get(row["design"], {})),
                           pass_hat_k=pass_hat_k.get(row["design"], {}))
             for row in db.query_dicts("metrics_designs.sql")]

@@ -10,10 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FIELDS = ("deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate", "missingEvidence", "paymentStatus")
-# The backends whose reads the servers report (recorder.lookups.BACKENDS; analysis does not import the recorder).
-BACKENDS = ("orders", "payments", "reservations", "tracking")
-DEFAULT_ASKS = FIELDS[:5]  # what a case asks when it names no `asks` (and what every case asked before)
+from core.domain.fields import BACKENDS
+
 # Uncached input = input - cached (what a run pays full price for); reasoning tokens are part of the output.
 # Backend lookups are the records the servers read (reported in each tool result's `_meta`), None in runs
 # recorded before the servers reported them; tool result bytes are the bytes of every result the model read.

@@ -21,7 +21,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from wismo.errors import WismoError
+from core.errors import WismoError
 
 MILLION = Decimal(1_000_000)
 PRICE_FILE_VERSION = 1

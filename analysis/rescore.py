@@ -6,14 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recorder.dataset import Dataset, load_dataset
-from recorder.scorer import SCORER_VERSION, score
-from wismo.errors import RunFormatError, WismoError
-from wismo.runformat import EVENTS_FILE, SCORES_FILE
-from wismo.runformat.events import DEFAULT_ASKS, Score, ScoreRecorded
-from wismo.runformat.lock import run_lock
-from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
-from wismo.runformat.write import EventWriter
+from core.domain.dataset import Dataset, load_dataset
+from core.domain.fields import DEFAULT_ASKS
+from core.domain.scorer import SCORER_VERSION, score
+from core.errors import RunFormatError, WismoError
+from core.runformat import EVENTS_FILE, SCORES_FILE
+from core.runformat.events import Score, ScoreRecorded
+from core.runformat.lock import run_lock
+from core.runformat.read import live_attempts, read_event_lines, read_manifest
+from core.runformat.write import EventWriter
 
 
 @dataclass(frozen=True)

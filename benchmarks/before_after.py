@@ -34,7 +34,7 @@ MEASURES = ("servers", "provider", "record", "summarize", "site")
 # In a fresh interpreter, after record's own imports: creating the scripted policy, as record does first.
 SCRIPTED_PROVIDER = """
 import time
-import recorder.record
+import recorder.run.record
 from recorder.providers import create_provider
 from recorder.providers.base import ProviderSettings
 started = time.perf_counter()

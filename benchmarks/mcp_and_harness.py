@@ -9,13 +9,15 @@ import time
 from pathlib import Path
 
 from benchmarks.stats import Figure, figure
-from recorder.dataset import load_dataset
-from recorder.instructions import ANSWER_SCHEMA, build_instructions
-from recorder.loop import Budgets, Conversation
-from recorder.mcp_client import ToolServer, server_command
+from core.domain.answer import ANSWER_SCHEMA
+from core.domain.dataset import load_dataset
+from core.runformat.write import ConversationLog, EventWriter
+from recorder.agent.instructions import build_instructions
+from recorder.agent.loop import Budgets, Conversation
+from recorder.designs.mcp_client import ToolServer, server_command
 from recorder.providers.scripted import ScriptedProvider
-from recorder.record import RecordOptions, plan_conversations, record
-from wismo.runformat.write import ConversationLog, EventWriter
+from recorder.run.options import RecordOptions
+from recorder.run.record import plan_conversations, record
 
 CALLS = {"granular": ("get_order", {"orderId": "ORD-1004"}),
          "focused": ("get_order_support_context", {"orderId": "ORD-1004"})}

@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.stats import Figure, figure
-from recorder.linking import ToolSpec
+from core.domain.linking import ToolSpec
+from core.runformat.read import read_event_lines
 from recorder.providers.base import ModelRequest
 from recorder.providers.scripted import ScriptedProvider
-from recorder.record import RecordOptions, record
-from recorder.tokens import start_loading
+from recorder.providers.tokens import start_loading
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from wismo.loopback import FakeServer, Received, Reply
 from wismo.loopback.replies import Tokens, responses_reply
-from wismo.runformat.read import read_event_lines
 
 DELAY_S = 0.2
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks.record_throughput import SlowModelProcess
 from benchmarks.stats import Figure, figure
-from recorder.mcp_client import ToolServer, server_command
+from recorder.designs.mcp_client import ToolServer, server_command
 
 CALLS = {"granular": ("get_order", {"orderId": "ORD-1004"}),
          "focused": ("get_order_support_context", {"orderId": "ORD-1004"})}
@@ -29,7 +29,7 @@ SERVE = {"wismo serve granular": [sys.executable, "-m", "wismo.cli", "serve", "g
 VOCABULARY = """
 import time
 started = time.perf_counter()
-from recorder.tokens import count_tokens
+from recorder.providers.tokens import count_tokens
 count_tokens("")
 print(time.perf_counter() - started)
 """

@@ -16,7 +16,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 
 TEMPLATE_RUN_ID = "template"
 PAIR = re.compile(r'"pairIndex":\d+,"pairPosition":\d+')

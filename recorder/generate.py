@@ -4,7 +4,7 @@ Each order's lines mix the situations the contract knows (delivered, carrier del
 backorder, unavailable tracking, missing records, quantities split over several shipments), its
 payment may be captured, authorized, pending, declined, refunded or missing, and its status may lag
 the carrier. Every order gets one case of each question kind, and every expectation is derived by
-the contract's own code (recorder.evidence.derive over what the focused tool returns), so `wismo
+the contract's own code (core.domain.evidence.derive over what the focused tool returns), so `wismo
 check` agrees with it by construction and a change to the rules changes the next generated dataset.
 The same seed and options always give the same bytes: only `random.Random(seed)` draws, and the
 clock is fixed.
@@ -19,10 +19,10 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from recorder.dataset import CASES_FILE, RECORDS_FILE, Case, Records
-from recorder.evidence import Evidence, derive
-from recorder.lookups import Lookups, to_json_text
-from wismo.errors import WismoError
+from core.domain.dataset import CASES_FILE, RECORDS_FILE, Case, Records
+from core.domain.evidence import Evidence, derive
+from core.errors import WismoError
+from recorder.servers.lookups import Lookups, to_json_text
 
 CLOCK = datetime.fromisoformat("2026-10-08T12:00:00+00:00")
 DEFAULT_SIZES = (1, 2, 5, 10, 25, 50)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from recorder.dataset import DEFAULT_DATASET_DIR
-from wismo.runformat.read import live_attempts, read_event_lines
+from core.domain.dataset import DEFAULT_DATASET_DIR
+from core.runformat.read import live_attempts, read_event_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 WISMO = [sys.executable, "-m", "wismo.cli"]

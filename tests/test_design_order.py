@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from analysis import summarize_runs
-from recorder.comparison import design_order
+from recorder.designs.comparison import design_order
 from tests.analysis.runbuilder import Conv, RunSpec, write_run
 from tests.helpers import run_wismo
 

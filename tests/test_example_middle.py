@@ -17,9 +17,9 @@ from typing import Any
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from recorder.dataset import DEFAULT_DATASET_DIR
-from recorder.lookups import not_found_marker
+from core.domain.dataset import DEFAULT_DATASET_DIR
 from recorder.servers import build_server
+from recorder.servers.lookups import not_found_marker
 from tests.helpers import ROOT, default_records
 
 EXAMPLE = ROOT / "examples" / "middle" / "server.py"

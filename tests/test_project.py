@@ -86,8 +86,8 @@ def test_wheel_ships_the_data_files(tmp_path):
     assert done.returncode == 0, done.stderr
     [wheel] = tmp_path.glob("wismo-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert "recorder/data/default/records.json" in names
-    assert "recorder/data/default/cases.json" in names
+    assert "core/domain/data/default/records.json" in names
+    assert "core/domain/data/default/cases.json" in names
     assert any(n.startswith("wismo/site/templates/") for n in names)
     assert "wismo/cli/__init__.py" in names
     sql = sorted(p.name for p in (ROOT / "analysis" / "sql").glob("*.sql"))

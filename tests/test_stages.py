@@ -1,7 +1,8 @@
-"""The house reads as the README says: recorder → runs (wismo.runformat) → analysis → site.
+"""The house reads as the README says: core below everything, then recorder → runs → analysis → site, the CLI on top.
 
-No stage imports a later one; the run format and the errors are the only modules every stage shares;
-the site reads runs only through the analysis and the run format.
+`core` (errors, domain, run format) imports no stage; each stage imports only `core` and the stages
+before it; the site reads runs only through the analysis and the run format; inside `recorder`, each
+subpackage imports only those below it, so no two of them depend on each other.
 """
 
 from __future__ import annotations
@@ -13,16 +14,28 @@ import pytest
 
 from tests.helpers import ROOT
 
-SHARED = ("wismo.errors", "wismo.runformat")
-# A stage (by the folder of its modules) and the packages it may import besides itself and SHARED.
+FIRST_PARTY = ("core", "recorder", "analysis", "wismo", "tests", "benchmarks")
+# A stage (by the folder of its modules) and the packages it may import besides itself.
 ALLOWED: dict[str, tuple[str, ...]] = {
-    "wismo/runformat": (),
-    "wismo/loopback": ("recorder",),  # it plays the scripted policy over the providers' wire formats
-    "recorder": (),
-    "analysis": ("recorder",),
-    "wismo/sitegen": ("analysis",),
+    "core/errors.py": (),
+    "core/domain": ("core.errors",),
+    "core/runformat": ("core.errors", "core.domain.fields"),
+    "recorder": ("core",),
+    "analysis": ("core",),
+    "wismo/sitegen": ("core", "analysis"),
+    "wismo/loopback": ("core", "recorder"),  # it plays the scripted policy over the providers' wire formats
+    "wismo/cli": ("core", "recorder", "analysis", "wismo"),  # the top: every command over every stage
 }
-FIRST_PARTY = ("recorder", "analysis", "wismo", "tests", "benchmarks")
+# Inside recorder: each subject and the subjects below it that it may use.
+RECORDER_LAYERS: dict[str, tuple[str, ...]] = {
+    "servers": (),
+    "providers": (),
+    "designs": ("servers",),
+    "agent": ("designs", "providers"),
+    "run": ("agent", "designs", "providers", "servers"),
+    "doctor": ("agent", "designs", "providers", "run"),
+    "generate": ("servers",),
+}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -36,30 +49,70 @@ def imported_modules(path: Path) -> set[str]:
     return {name for name in found if name.split(".")[0] in FIRST_PARTY}
 
 
-def _own(stage: str) -> str:
-    return stage.replace("/", ".")
+def _module_of(stage: str) -> str:
+    return stage.removesuffix(".py").replace("/", ".")
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
 
 
 def _permitted(module: str, stage: str) -> bool:
-    prefixes = (_own(stage), *SHARED, *ALLOWED[stage])
-    return module == "wismo" or any(module == p or module.startswith(p + ".") for p in prefixes)
+    return any(_within(module, p) for p in (_module_of(stage), *ALLOWED[stage]))
+
+
+def _files(stage: str) -> list[Path]:
+    path = ROOT / stage
+    return [path] if path.suffix == ".py" else sorted(path.rglob("*.py"))
 
 
 @pytest.mark.parametrize("stage", sorted(ALLOWED))
-def test_a_stage_imports_only_itself_the_stage_before_and_the_shared_modules(stage):
+def test_a_stage_imports_only_itself_and_what_lies_below_it(stage):
     wrong = []
-    for path in sorted((ROOT / stage).rglob("*.py")):
+    for path in _files(stage):
         for module in sorted(imported_modules(path)):
             if not _permitted(module, stage):
                 wrong.append(f"{path.relative_to(ROOT)} imports {module}")
     assert not wrong, "\n".join(wrong)
 
 
-def test_the_shared_modules_import_no_stage():
-    for path in [ROOT / "wismo" / "errors.py", ROOT / "wismo" / "__init__.py",
-                 *sorted((ROOT / "wismo" / "runformat").rglob("*.py"))]:
-        modules = imported_modules(path)
-        assert all(m == "wismo" or m.startswith(SHARED) for m in modules), (path, modules)
+def test_every_module_of_the_shipped_packages_belongs_to_a_stage():
+    covered = {p for stage in ALLOWED for p in _files(stage)}
+    shipped = [p for top in ("core", "recorder", "analysis", "wismo") for p in (ROOT / top).rglob("*.py")]
+    loose = [str(p.relative_to(ROOT)) for p in shipped
+             if p not in covered and p not in (ROOT / "core" / "__init__.py", ROOT / "wismo" / "__init__.py",
+                                                ROOT / "wismo" / "errors.py")]
+    assert not loose, loose
+
+
+def test_the_package_roots_import_only_core():
+    for path in (ROOT / "core" / "__init__.py", ROOT / "wismo" / "__init__.py"):
+        assert all(_within(m, "core") for m in imported_modules(path)), path
+
+
+def _subject(path: Path) -> str:
+    parts = path.relative_to(ROOT / "recorder").parts
+    return parts[0].removesuffix(".py")
+
+
+def test_recorder_subjects_import_only_the_subjects_below_them():
+    wrong = []
+    for path in sorted((ROOT / "recorder").rglob("*.py")):
+        subject = _subject(path)
+        if subject == "__init__":
+            continue
+        for module in sorted(imported_modules(path)):
+            if not _within(module, "recorder"):
+                continue
+            used = module.split(".")[1]
+            if used != subject and used not in RECORDER_LAYERS[subject]:
+                wrong.append(f"{path.relative_to(ROOT)} ({subject}) imports {module}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_recorder_subject_is_layered():
+    subjects = {_subject(p) for p in (ROOT / "recorder").rglob("*.py")} - {"__init__"}
+    assert subjects == set(RECORDER_LAYERS)
 
 
 def test_the_checker_finds_a_planted_backward_import(tmp_path):
@@ -67,4 +120,7 @@ def test_the_checker_finds_a_planted_backward_import(tmp_path):
     planted.write_text("def later():\n    from analysis.claims.run import check_run\n    return check_run\n")
     assert imported_modules(planted) == {"analysis.claims.run"}
     assert not _permitted("analysis.claims.run", "recorder")
-    assert not _permitted("recorder.record", "wismo/sitegen")
+    assert not _permitted("recorder.run.record", "wismo/sitegen")
+    assert not _permitted("recorder.servers.lookups", "analysis")
+    assert not _permitted("core.runformat.read", "core/domain")
+    assert _permitted("core.domain.evidence", "analysis")

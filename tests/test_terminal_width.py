@@ -20,7 +20,7 @@ from analysis.crossover import crossover_of_runs
 from analysis.labels import METRIC_LABELS
 from analysis.model import METRICS
 from analysis.prices import PriceBook
-from recorder.loop import ConversationPlan
+from recorder.agent.loop import ConversationPlan
 from tests.analysis.runbuilder import Conv, RunSpec, write_run
 from tests.helpers import ROOT, run_wismo
 from wismo.cli._crossover import crossover_lines

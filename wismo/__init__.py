@@ -1,10 +1,9 @@
-"""wismo: measure where evidence gathering belongs in an MCP support agent.
+"""wismo: the top of the house: the command line (`wismo.cli`), the site generator (`wismo.sitegen`)
+and the loopback model servers a user can try faults with (`python -m wismo.loopback`).
 
-The package root holds only what every stage shares: the version, the errors (`wismo.errors`) and
-the raw run format (`wismo.runformat`). The stages are the packages `recorder` → `analysis` →
-`wismo.sitegen`; `wismo.cli` is the command line over all of them.
+What every stage shares lives below them all, in `core` (errors, domain, run format).
 """
 
-__version__ = "0.1.0"
+from core import __version__
 
 __all__ = ["__version__"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 from analysis.claims.facts import order_facts
 from analysis.claims.finding import KINDS, MEANING, SEVERITY, Finding, findings_to_json
 from analysis.claims.rules import Checker
-from recorder.evidence import Evidence
+from core.domain.evidence import Evidence
 
 # 2: wrong_delay_reason, unsupported_payment, nothing gathered, split quantities; 3: the held-out round's fixes
 CHECKER_VERSION = 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from recorder.evidence import Evidence, derive, reports_delay
+from core.domain.evidence import Evidence, derive, reports_delay
 
 _SHIPPED_ORDER_STATUSES = ("shipped", "delivered")
 

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from analysis.claims import CHECKER_VERSION, check_summary, findings_to_json
-from recorder.evidence import Evidence
-from wismo.runformat import CLAIMS_FILE, EVENTS_FILE
-from wismo.runformat.events import ClaimFound, SummaryChecked
-from wismo.runformat.lock import run_lock
-from wismo.runformat.read import live_attempts, read_event_lines, read_manifest
-from wismo.runformat.write import run_line, write_failure
+from core.domain.evidence import Evidence
+from core.runformat import CLAIMS_FILE, EVENTS_FILE
+from core.runformat.events import ClaimFound, SummaryChecked
+from core.runformat.lock import run_lock
+from core.runformat.read import live_attempts, read_event_lines, read_manifest
+from core.runformat.write import run_line, write_failure
 
 
 @dataclass(frozen=True)

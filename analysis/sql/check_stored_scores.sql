@@ -1,5 +1,5 @@
 -- Stored scores (conversation_finished.score) that differ from a re-computation, by the rules of
--- recorder/scorer.py (scoring.sql), from the parsed answer (assessment) and the case's expectation
+-- core/domain/scorer.py (scoring.sql), from the parsed answer (assessment) and the case's expectation
 -- in the manifest, scoring only the fields the case asks: one row per differing field, `passed`
 -- included.
 WITH rescored AS (

@@ -1,4 +1,4 @@
--- The scoring rules of recorder/scorer.py as macros, so that checks can re-compute a score:
+-- The scoring rules of core/domain/scorer.py as macros, so that checks can re-compute a score:
 -- only the fields the case asks are scored (a field not asked is NULL: neither right nor wrong);
 -- arrays are compared as sets, but a duplicate inside the answer's array fails that field; the
 -- estimate is compared as a YYYY-MM-DD date or null; the payment status as the exact string; no

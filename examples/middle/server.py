@@ -33,10 +33,10 @@ Record = dict[str, Any]
 
 def default_dataset() -> Path:
     """wismo's packaged dataset: beside this checkout, or wherever wismo is installed (found, not imported)."""
-    checkout = Path(__file__).resolve().parents[2] / "recorder" / "data" / "default"
+    checkout = Path(__file__).resolve().parents[2] / "core" / "domain" / "data" / "default"
     if checkout.is_dir():
         return checkout
-    spec = importlib.util.find_spec("recorder")
+    spec = importlib.util.find_spec("core.domain")
     if spec is None or spec.origin is None:
         sys.exit("error: wismo's packaged dataset was not found; pass --dataset DIR")
     return Path(spec.origin).parent / "data" / "default"

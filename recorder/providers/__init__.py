@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from core.errors import WismoError
 from recorder.providers.base import Provider, ProviderSettings
-from wismo.errors import WismoError
 
 ProviderFactory = Callable[[ProviderSettings], Provider]
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from core.errors import WismoError
 from recorder.providers.base import ProviderError
 from recorder.providers.retry import Failure
-from wismo.errors import WismoError
 
 MESSAGE_LIMIT = 300
 

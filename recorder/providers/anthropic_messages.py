@@ -20,7 +20,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from recorder.linking import ToolSpec
+from core.domain.linking import ToolSpec
+from core.errors import WismoError
 from recorder.providers._common import (
     classify_sdk_error,
     dump,
@@ -40,7 +41,6 @@ from recorder.providers.base import (
     Usage,
 )
 from recorder.providers.retry import Failure, Outcome, RetryPolicy, Sleep, call_with_retries
-from wismo.errors import WismoError
 
 if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
     from anthropic.types import MessageParam

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from recorder.linking import ToolSpec
+from core.domain.linking import ToolSpec
 
 ErrorKind = Literal["rate_limited", "server_error", "timeout", "auth", "bad_request", "connection",
                     "malformed_response", "unexpected", "interrupted", "other"]

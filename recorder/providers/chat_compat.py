@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from recorder.linking import ToolSpec
+from core.domain.linking import ToolSpec
+from core.runformat.write import now_iso
 from recorder.providers.base import ProviderError
-from wismo.runformat.write import now_iso
 
 STRUCTURED_OUTPUT_MODES = ("auto", "json_schema", "json_object", "off")
 TOOL_CHOICES = ("auto", "required", "first-tool")

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from recorder.linking import ToolSpec
+from core.domain.linking import ToolSpec
+from core.errors import WismoError
 from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, require_parsed, strict_schema
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderError, ProviderSettings, Usage
 from recorder.providers.chat_compat import (
@@ -22,7 +23,6 @@ from recorder.providers.chat_compat import (
     tool_choice_for,
 )
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
-from wismo.errors import WismoError
 
 if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
     from openai.types.chat import ChatCompletionMessageParam

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from core.errors import WismoError
 from recorder.providers._common import classify_sdk_error, dump, read_key, require_parsed, strict_schema
 from recorder.providers.base import (
     Capabilities,
@@ -29,7 +30,6 @@ from recorder.providers.base import (
 )
 from recorder.providers.responses_wire import answer_format, responses_body
 from recorder.providers.retry import Failure, Outcome, RetryPolicy, Sleep, call_with_retries
-from wismo.errors import WismoError
 
 DEFAULT_MODEL = "gpt-5.4-mini"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recorder.linking import ToolSpec
+from core.domain.linking import ToolSpec
 from recorder.providers._common import strict_schema
 from recorder.providers.base import ModelRequest
 

@@ -6,7 +6,7 @@ customer's question. Every later turn calls, concurrently, every tool whose para
 ID field in the results so far (`paymentId` → the tools taking `paymentId`, `reservationIds[]` → one
 call per ID to each tool taking `reservationId`, the order's own `orderId` → the other tools taking
 it) and whose kind of record the asked fields need (the answer schema says which fields are asked;
-recorder.evidence.FIELD_NEEDS which records they come from: a payment question follows only the
+core.domain.evidence.FIELD_NEEDS which records they come from: a payment question follows only the
 payment), skipping records the results hold already, until nothing new is linked; then it answers
 with the asked fields as the contract's rules derive them and a summary built from the evidence.
 Token counts are an offline o200k_base estimate over the request as the Responses API would receive it.
@@ -19,14 +19,15 @@ import json
 import re
 from typing import Any
 
-from recorder.dataset import DEFAULT_ASKS, ID_PATTERNS, PAYMENT_MISSING
-from recorder.evidence import Evidence, derive, kinds_needed
-from recorder.instructions import asks_from_schema
-from recorder.linking import Link, id_fields, kind_of_parameter, next_links, tools_by_parameter
+from core.domain.answer import asks_from_schema
+from core.domain.dataset import ID_PATTERNS, PAYMENT_MISSING
+from core.domain.evidence import Evidence, derive, kinds_needed
+from core.domain.fields import DEFAULT_ASKS
+from core.domain.linking import Link, id_fields, kind_of_parameter, next_links, tools_by_parameter
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
 from recorder.providers.responses_wire import responses_body
-from recorder.summaries import compose_summary
-from recorder.tokens import count_tokens, start_loading, vocabulary_ready
+from recorder.providers.summaries import compose_summary
+from recorder.providers.tokens import count_tokens, start_loading, vocabulary_ready
 
 SCRIPTED_MODEL = "scripted-policy-v1"
 _ORDER_ID = re.compile(ID_PATTERNS["order"].pattern.strip("^$"))

@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from mcp.server import MCPServer
 
-from recorder.dataset import load_records
+from core.domain.dataset import load_records
 from recorder.servers.focused import build_focused_server
 from recorder.servers.granular import build_granular_server
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from core.errors import WismoError
 from recorder.servers import DESIGNS, build_server, serve_stdio
-from wismo.errors import WismoError
 
 
 def main(argv: list[str] | None = None) -> int:

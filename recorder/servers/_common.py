@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from recorder.lookups import META_KEY, LookupFailure, LookupTally, to_json_text
+from recorder.servers.lookups import META_KEY, LookupFailure, LookupTally, to_json_text
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from mcp.server import MCPServer
 from mcp.types import CallToolResult
 
-from recorder.dataset import Records
-from recorder.lookups import Lookups
+from core import __version__
+from core.domain.dataset import Records
 from recorder.servers._common import OrderIdParam, answer, tool
-from wismo import __version__
+from recorder.servers.lookups import Lookups
 
 
 def build_focused_server(records: Records) -> MCPServer:

@@ -8,10 +8,10 @@ from mcp.server import MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from recorder.dataset import Records
-from recorder.lookups import Lookups
+from core import __version__
+from core.domain.dataset import Records
 from recorder.servers._common import OrderIdParam, answer, tool
-from wismo import __version__
+from recorder.servers.lookups import Lookups
 
 
 def build_granular_server(records: Records) -> MCPServer:

@@ -17,7 +17,7 @@ import sys
 import uvicorn
 from mcp.server import MCPServer
 
-from wismo.errors import WismoError
+from core.errors import WismoError
 
 ENDPOINT_PATH = "/mcp"  # the SDK's default, and the path MCP clients are usually told
 # Their INFO lines (manager started, each session created and ended) would bury the one ready line;

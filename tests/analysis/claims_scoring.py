@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.claims import KINDS, SEVERITY, Finding, check_summary
-from recorder.dataset import Records
-from recorder.evidence import Evidence
-from recorder.lookups import Lookups, NotFound, to_json_text
+from core.domain.dataset import Records
+from core.domain.evidence import Evidence
+from recorder.servers.lookups import Lookups, NotFound, to_json_text
 from tests.helpers import ROOT, default_cases, default_records
 
 DATA = ROOT / "tests" / "data"

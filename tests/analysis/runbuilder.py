@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from recorder.scorer import score
+from core.domain.scorer import score
 from tests.analysis.conftest import dumps
 
 START = datetime(2026, 10, 8, 12, 0, tzinfo=UTC)

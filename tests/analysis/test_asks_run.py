@@ -11,7 +11,8 @@ import pytest
 
 from analysis import conversation_details, summarize_runs, validate_runs
 from analysis.rescore import rescore
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from tests.analysis.conftest import RunCopy
 
 
@@ -93,7 +94,7 @@ def test_rescoring_scores_the_asked_fields_and_its_lines_validate(narrow_run, tm
 
 
 def test_a_resumed_narrow_question_is_asked_the_same_fields(narrow_run, tmp_path):
-    from recorder.resume import resume
+    from recorder.run.resume import resume
 
     run = _copy(narrow_run, tmp_path)
     lines = run.lines()

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from analysis.claims import KINDS, check_summary, findings_to_json
-from recorder.dataset import load_dataset
-from recorder.evidence import Evidence, derive
-from recorder.summaries import compose_summary
+from core.domain.dataset import load_dataset
+from core.domain.evidence import Evidence, derive
+from recorder.providers.summaries import compose_summary
 from tests.analysis.claims_scoring import (
     SECOND_DATASET,
     check,

@@ -8,8 +8,8 @@ import pytest
 
 from analysis.claims.names import item_mentions
 from analysis.claims.run import conversation_evidence
-from recorder.dataset import Records
-from recorder.evidence import Evidence
+from core.domain.dataset import Records
+from core.domain.evidence import Evidence
 from tests.analysis.claims_scoring import check, kinds, second_records
 from tests.helpers import default_records
 

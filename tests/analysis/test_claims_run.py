@@ -8,7 +8,8 @@ import json
 
 from analysis.claims.run import check_run
 from recorder.providers import REGISTRY
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from tests.recorder.fake_registry import SEED_SUMMARY, SeedWordingProvider
 
 

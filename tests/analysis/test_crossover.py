@@ -30,7 +30,8 @@ from analysis.db import RunDatabase
 from analysis.model import CROSSOVER_MEASURES, CrossoverPoint
 from analysis.prices import PriceBook
 from recorder.generate import write_dataset
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from tests.helpers import events_of, live_finished
 from wismo.cli import cli
 from wismo.cli._tables import WIDTH

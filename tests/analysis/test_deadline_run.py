@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from analysis import validate_runs
-from recorder.loop import Budgets
+from recorder.agent.loop import Budgets
 from recorder.providers import REGISTRY
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from tests.recorder.fake_registry import SlowToolCaller
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from analysis import claim_findings, summarize_runs, validate_runs
 from analysis.errors import RunValidationError
-from recorder.scorer import score
+from core.domain.scorer import score
 from tests.analysis.conftest import dumps
 from tests.analysis.runbuilder import expected_for, write_run
 from tests.analysis.test_metrics import HAND_RUN

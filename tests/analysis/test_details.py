@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from analysis import conversation_details, validate_runs
+from core.errors import RunFormatError
 from tests.analysis.conftest import SAMPLE_CONVERSATIONS, SAMPLE_RUN
-from wismo.errors import RunFormatError
 
 
 def test_conversation_details_turn_by_turn():

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from analysis import conversation_details
 from analysis.evidence import gathered_evidence
-from recorder.evidence import Evidence
+from core.domain.evidence import Evidence
 from tests.analysis.conftest import SAMPLE_PAIRS, SAMPLE_RUN
 from tests.helpers import default_cases
 

@@ -15,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from analysis import conversation_details, summarize_runs, validate_runs
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from tests.analysis.conftest import RunCopy
 from wismo.cli import cli
 from wismo.sitegen.overview import headline_table

@@ -9,7 +9,8 @@ import pytest
 
 from analysis import summarize_runs, validate_runs
 from analysis.labels import FIELD_LABELS, METRIC_LABELS
-from analysis.model import FIELDS, METRICS, PairCounts
+from analysis.model import METRICS, PairCounts
+from core.domain.fields import ASSESSMENT_FIELDS
 from tests.analysis.runbuilder import Conv, RunSpec, write_run
 
 G, F = "granular", "focused"
@@ -65,7 +66,7 @@ def test_every_figure_a_summary_returns_has_one_label(hand_summary):
     assert metrics and metrics <= set(METRIC_LABELS), metrics - set(METRIC_LABELS)
     assert fields and fields <= set(FIELD_LABELS), fields - set(FIELD_LABELS)
     # No stale labels, and no two figures under one name.
-    assert set(METRIC_LABELS) == set(METRICS) and set(FIELD_LABELS) == set(FIELDS)
+    assert set(METRIC_LABELS) == set(METRICS) and set(FIELD_LABELS) == set(ASSESSMENT_FIELDS)
     assert len({label.name for label in METRIC_LABELS.values()}) == len(METRIC_LABELS)
     assert len(set(FIELD_LABELS.values())) == len(FIELD_LABELS)
 

@@ -7,7 +7,7 @@ import json
 import subprocess
 
 from analysis import summarize_runs, validate_runs
-from recorder.resume import resume
+from recorder.run.resume import resume
 from tests.helpers import WISMO
 from wismo.cli.record import check_claims
 

@@ -1,4 +1,4 @@
-"""scoring.sql re-computes scores exactly as recorder/scorer.py does, for every set of asked fields."""
+"""scoring.sql re-computes scores exactly as core/domain/scorer.py does, for every set of asked fields."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from analysis.db import sql_text
-from recorder.scorer import score
+from core.domain.scorer import score
 
 EXPECTED = {"deliveredSkus": ["A", "B"], "outstandingSkus": [], "delayReasons": ["carrier_delay"],
             "deliveryEstimate": "2026-10-10", "missingEvidence": ["tracking:T-1"], "paymentStatus": "captured"}

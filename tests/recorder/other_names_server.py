@@ -21,8 +21,8 @@ from typing import Any
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from recorder.dataset import load_records
-from recorder.lookups import LookupFailure, Lookups
+from core.domain.dataset import load_records
+from recorder.servers.lookups import LookupFailure, Lookups
 
 FLAW = sys.argv[1] if len(sys.argv) > 1 else ""
 lookups = Lookups(load_records())

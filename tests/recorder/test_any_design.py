@@ -15,21 +15,22 @@ from typing import Any
 
 import pytest
 
-from recorder.comparison import ComparisonReport, EdgeCase, OrderComparison, design_order, run_comparison
-from recorder.dataset import load_dataset
-from recorder.evidence import Evidence
-from recorder.instructions import answer_schema, build_instructions
-from recorder.linking import ToolSpec, next_links, tools_by_parameter, tools_taking
-from recorder.loop import Budgets, Conversation
-from recorder.mcp_client import ToolServer
+from core.domain.answer import answer_schema
+from core.domain.dataset import load_dataset
+from core.domain.evidence import Evidence
+from core.domain.linking import ToolSpec, next_links, tools_by_parameter, tools_taking
+from core.errors import WismoError
+from core.runformat.events import BackendLookups
+from core.runformat.write import ConversationLog, EventWriter
+from recorder.agent.instructions import build_instructions
+from recorder.agent.loop import Budgets, Conversation
+from recorder.designs.comparison import ComparisonReport, EdgeCase, OrderComparison, design_order, run_comparison
+from recorder.designs.mcp_client import ToolServer
+from recorder.designs.record_diff import NOT_FOUND, Collection, differences
 from recorder.providers.base import ModelRequest
 from recorder.providers.scripted import ScriptedProvider
-from recorder.record import plan_conversations
-from recorder.record_diff import NOT_FOUND, Collection, differences
+from recorder.run.record import plan_conversations
 from tests.helpers import ROOT
-from wismo.errors import WismoError
-from wismo.runformat.events import BackendLookups
-from wismo.runformat.write import ConversationLog, EventWriter
 
 SAMPLE = ROOT / "runs" / "sample-offline"
 MIDDLE = ROOT / "examples" / "middle" / "server.py"

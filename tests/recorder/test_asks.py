@@ -6,13 +6,15 @@ import json
 
 import pytest
 
-from recorder.dataset import ASSESSMENT_FIELDS, DEFAULT_ASKS, Records, load_dataset
-from recorder.evidence import FIELD_NEEDS, Evidence, derive, kinds_needed
+from core.domain.answer import answer_schema, asks_from_schema, parse_answer
+from core.domain.dataset import Records, load_dataset
+from core.domain.evidence import FIELD_NEEDS, Evidence, derive, kinds_needed
+from core.domain.fields import ASSESSMENT_FIELDS, DEFAULT_ASKS
+from core.domain.scorer import score, score_field
+from core.runformat import events
+from recorder.agent.instructions import build_instructions
 from recorder.generate import generate
-from recorder.instructions import answer_schema, asks_from_schema, build_instructions, parse_answer
-from recorder.lookups import Lookups, to_json_text
-from recorder.scorer import score, score_field
-from wismo.runformat import events
+from recorder.servers.lookups import Lookups, to_json_text
 
 CLOCK = "2026-10-08T12:00:00+00:00"
 

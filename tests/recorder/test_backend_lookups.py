@@ -11,12 +11,13 @@ import pytest
 from mcp import Client
 
 import analysis.model
-from recorder.lookups import BACKENDS, META_KEY
-from recorder.mcp_client import reported_lookups
+from core.domain.fields import BACKENDS
+from core.runformat.events import BackendLookups
+from recorder.designs.mcp_client import reported_lookups
 from recorder.servers import build_server
+from recorder.servers.lookups import META_KEY
 from tests.recorder.fakes import PolicyProvider, call, text
 from tests.recorder.test_loop import GOOD_ANSWER, converse, finished
-from wismo.runformat.events import BackendLookups
 
 
 def reads(orders: int = 0, payments: int = 0, reservations: int = 0, tracking: int = 0,

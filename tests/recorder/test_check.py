@@ -52,8 +52,8 @@ def test_check_passes_on_a_dataset_with_other_ids_and_skus(tmp_path, make_datase
 BROKEN_FOCUSED = textwrap.dedent('''
     import json, sys
     from mcp.server import MCPServer
-    from recorder.dataset import load_records
-    from recorder.lookups import Lookups
+    from core.domain.dataset import load_records
+    from recorder.servers.lookups import Lookups
     lookups = Lookups(load_records())
     server = MCPServer(name="broken")
 

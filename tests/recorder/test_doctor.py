@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from recorder.doctor import diagnose, timeout_flags
-from recorder.doctor_model import Diagnosis
+from recorder.doctor.diagnose import diagnose, timeout_flags
+from recorder.doctor.report import Diagnosis
 from tests.helpers import WISMO
 from wismo.loopback import (
     ChatServer,

@@ -17,7 +17,8 @@ import pytest
 
 from analysis import validate_runs
 from recorder.providers import REGISTRY
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from tests.helpers import (
     CONVERSATIONS,
     PROVIDER_WIRES,

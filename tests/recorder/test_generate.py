@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from recorder.dataset import DEFAULT_ASKS, load_dataset
-from recorder.evidence import Evidence, derive
+from core.domain.dataset import load_dataset
+from core.domain.evidence import Evidence, derive
+from core.domain.fields import DEFAULT_ASKS
+from recorder.agent.loop import Budgets
 from recorder.generate import MAX_LINES, QUESTION_KINDS, write_dataset
-from recorder.lookups import Lookups, to_json_text
-from recorder.loop import Budgets
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
+from recorder.servers.lookups import Lookups, to_json_text
 from tests.helpers import WISMO
 
 

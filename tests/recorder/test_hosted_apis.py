@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from recorder.instructions import ANSWER_SCHEMA
+from core.domain.answer import ANSWER_SCHEMA
+from core.errors import WismoError
 from recorder.providers import create_provider
 from recorder.providers._common import strict_schema
 from recorder.providers.anthropic_messages import AnthropicMessagesProvider
@@ -23,7 +24,6 @@ from recorder.providers.openai_responses import OpenAIResponsesProvider
 from tests.recorder.sdk_types import assert_messages_body, assert_responses_body
 from tests.recorder.test_loop import GOOD_ANSWER, converse, finished
 from tests.recorder.test_providers import QUESTION, TOOLS
-from wismo.errors import WismoError
 from wismo.loopback import (
     FakeServer,
     Tokens,
@@ -423,7 +423,7 @@ def _answered(body: dict[str, Any]) -> bool:
 def test_record_passes_the_options_through_and_the_manifest_records_them(tmp_path, provider, prefix, flags, options):
     from click.testing import CliRunner
 
-    from recorder.run_manifest import settings_of_run
+    from recorder.run.manifest import settings_of_run
     from tests.recorder.test_provider_loop import answer
     from wismo.cli import cli
 

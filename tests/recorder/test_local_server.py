@@ -18,15 +18,16 @@ import pytest
 
 from analysis import validate_runs
 from analysis.warnings import called_no_tool
-from recorder.fault_watch import FaultWatch, fault_shape
-from recorder.local_server import concurrency_note, is_local_url
-from recorder.loop import Budgets, Outcome
+from core.runformat.read import read_event_lines
+from recorder.agent.loop import Budgets, Outcome
 from recorder.providers.base import ProviderError
-from recorder.record import RecordOptions, RunAborted, record
-from recorder.resume import resume
+from recorder.run.fault_watch import FaultWatch, fault_shape
+from recorder.run.local_server import concurrency_note, is_local_url
+from recorder.run.options import RecordOptions
+from recorder.run.record import RunAborted, record
+from recorder.run.resume import resume
 from tests.helpers import WISMO, default_cases
 from wismo.loopback import FakeServer, Received, Reply, chat_reply, llama_cpp_python, openai_error
-from wismo.runformat.read import read_event_lines
 
 # The full questions only: a narrow question about the same order expects fewer fields.
 EXPECTED = {case["orderId"]: case["expected"] for case in default_cases() if not case.get("asks")}

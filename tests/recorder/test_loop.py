@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from recorder.dataset import load_dataset
-from recorder.instructions import ANSWER_SCHEMA, build_instructions
-from recorder.loop import Budgets, Conversation
-from recorder.mcp_client import ToolServer, server_command
+from core.domain.answer import ANSWER_SCHEMA
+from core.domain.dataset import load_dataset
+from core.runformat.read import read_event_lines
+from core.runformat.write import ConversationLog, EventWriter
+from recorder.agent.instructions import build_instructions
+from recorder.agent.loop import Budgets, Conversation
+from recorder.designs.mcp_client import ToolServer, server_command
 from recorder.providers.base import ProviderError
-from recorder.record import plan_conversations
+from recorder.run.record import plan_conversations
 from tests.recorder.fakes import PolicyProvider, call, text
-from wismo.runformat.read import read_event_lines
-from wismo.runformat.write import ConversationLog, EventWriter
 
 DATASET = load_dataset()
 GOOD_ANSWER = json.dumps({"deliveredSkus": ["LAPTOP-14"], "outstandingSkus": ["MONITOR-27"],

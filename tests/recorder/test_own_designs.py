@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 import uvicorn
 
-from recorder.dataset import load_dataset
-from recorder.designs import choose_designs, parse_header, parse_server
-from recorder.record import RecordOptions, plan_conversations, record
+from core.domain.dataset import load_dataset
+from core.errors import WismoError
+from recorder.designs.choose import choose_designs, parse_header, parse_server
+from recorder.run.options import RecordOptions
+from recorder.run.record import plan_conversations, record
 from recorder.servers import build_server
 from tests.helpers import ROOT, run_wismo
-from wismo.errors import WismoError
 
 EXAMPLE = ROOT / "examples" / "middle" / "server.py"
 CASE = "delivered-on-time"
@@ -239,7 +240,7 @@ def test_resume_starts_a_brought_server_from_the_manifest_and_asks_again_for_its
     run_dir = tmp_path / "resumed"
     _drop_conversation(run_dir, f"{CASE}.middle.r1")
     _drop_conversation(run_dir, f"{CASE}.remote.r1")
-    from recorder.resume import resume
+    from recorder.run.resume import resume
     with pytest.raises(WismoError) as raised:
         run_async(resume(run_dir))
     assert str(raised.value) == ("design remote was reached with the header(s) authorization, whose values are never "

@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 
-from recorder.loop import Budgets
-from recorder.record import RecordOptions, RunAborted, record
+from core.runformat.read import read_event_lines
+from recorder.agent.loop import Budgets
+from recorder.run.options import RecordOptions
+from recorder.run.record import RunAborted, record
 from tests.helpers import default_cases
 from tests.recorder.test_providers import APIS, KEYS, Api
 from wismo.loopback import FakeServer, Received, Reply, Tokens
-from wismo.runformat.read import read_event_lines
 
 EXPECTED = {case["caseId"]: case["expected"] for case in default_cases()}
 FAST_RETRY = {"retry-after-ms": "5"}  # the real backoff would make the 500 scenario take seconds

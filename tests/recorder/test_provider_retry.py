@@ -96,7 +96,7 @@ ANSWER = {
 
 
 def test_a_strict_schema_is_left_as_it_is():
-    from recorder.instructions import ANSWER_SCHEMA
+    from core.domain.answer import ANSWER_SCHEMA
 
     assert strict_schema(ANSWER) == ANSWER
     assert strict_schema(ANSWER_SCHEMA) == ANSWER_SCHEMA  # the contract `wismo record` sends

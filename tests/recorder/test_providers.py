@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from recorder.linking import ToolSpec
+from core.domain.linking import ToolSpec
+from core.errors import WismoError
 from recorder.providers import create_provider
 from recorder.providers.anthropic_messages import AnthropicMessagesProvider
 from recorder.providers.base import ModelRequest, ModelResponse, ProviderError, ProviderSettings
 from recorder.providers.openai_chat import OpenAIChatProvider
 from recorder.providers.openai_responses import OpenAIResponsesProvider
-from wismo.errors import WismoError
 from wismo.loopback import (
     ANTHROPIC_MODEL,
     CHAT_MODEL,

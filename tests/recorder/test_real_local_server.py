@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from analysis import validate_runs
+from core.runformat.read import read_event_lines
 from tests.helpers import WISMO
-from wismo.runformat.read import read_event_lines
 
 URL = os.environ.get("WISMO_LOCAL_SERVER_URL", "http://127.0.0.1:8089/v1").rstrip("/")
 

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from core.errors import WismoError
+from core.runformat.read import live_attempts, read_event_lines
 from recorder.providers import REGISTRY
-from recorder.record import RecordOptions, RunAborted, record
-from recorder.resume import resume
-from recorder.run_manifest import redact_command_line
+from recorder.run.manifest import redact_command_line
+from recorder.run.options import RecordOptions
+from recorder.run.record import RunAborted, record
+from recorder.run.resume import resume
 from tests.helpers import WISMO, default_cases
-from wismo.errors import WismoError
-from wismo.runformat.read import live_attempts, read_event_lines
 
 SECRET = "sk-test-5b1f0e6f2c9a4d7e8f00112233445566"
 
@@ -196,7 +197,7 @@ def test_score_on_a_folder_that_is_not_a_run(tmp_path):
 
 
 def test_record_refuses_when_the_designs_disagree(tmp_path, monkeypatch):
-    import recorder.record as module
+    import recorder.run.record as module
 
     async def disagreeing(dataset, **options):
         report = await real(dataset, **options)

@@ -14,11 +14,12 @@ import socket
 import subprocess
 
 from analysis import validate_runs
-from recorder.record import RecordOptions, record
-from recorder.resume import resume
+from core.runformat.lock import RunLocked, run_lock
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
+from recorder.run.resume import resume
 from tests.helpers import CONVERSATIONS, WISMO, events_of, live_finished, run_wismo, wait_for
 from wismo.loopback.process import loopback_process
-from wismo.runformat.lock import RunLocked, run_lock
 
 KEY = {"WISMO_LOCK_KEY": "sk-lock-test-5e6f7a8b"}
 SLOW = {"faults": [{"do": "hang", "seconds": 0.4}]}  # every request takes 0.4 s: the run lasts a while
@@ -87,7 +88,7 @@ def test_two_resumes_at_once_one_runs_the_other_is_refused_and_a_dead_holder_s_l
 def test_the_lock_is_held_by_one_process_and_released_when_it_ends(tmp_path):
     with run_lock(tmp_path, "wismo test"), run_lock(tmp_path, "nested"):  # the holder may take it again
         other = subprocess.run([*WISMO[:1], "-c", "import sys; from pathlib import Path; "
-                                "from wismo.runformat.lock import run_lock\n"
+                                "from core.runformat.lock import run_lock\n"
                                 "with run_lock(Path(sys.argv[1]), 'x'): pass", str(tmp_path)],
                                capture_output=True, text=True, timeout=60)
         assert other.returncode != 0 and "RunLocked" in other.stderr and f"pid {os.getpid()}" in other.stderr

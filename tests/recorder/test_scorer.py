@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from recorder.instructions import ANSWER_SCHEMA, build_instructions, parse_answer
-from recorder.scorer import score, score_field
-from recorder.tokens import count_tokens
+from core.domain.answer import ANSWER_SCHEMA, parse_answer
+from core.domain.scorer import score, score_field
+from recorder.agent.instructions import build_instructions
+from recorder.providers.tokens import count_tokens
 
 EXPECTED = {"deliveredSkus": ["LAPTOP-14"], "outstandingSkus": ["MONITOR-27"], "delayReasons": ["stock_shortage"],
             "deliveryEstimate": None, "missingEvidence": []}
@@ -94,7 +95,7 @@ def test_instructions_carry_the_clock_the_precedence_rule_and_the_contract():
 ])
 def test_token_counts_match_o200k_base(text, tokens):
     # Reference ids are tiktoken's o200k_base encodings of these strings.
-    from recorder.tokens import _encoding
+    from recorder.providers.tokens import _encoding
     assert _encoding().encode(text) == tokens
     assert count_tokens(text) == len(tokens)
 

@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from recorder.dataset import load_dataset
-from recorder.instructions import answer_schema, build_instructions
-from recorder.loop import Budgets, Conversation
-from recorder.mcp_client import ToolServer
+from core.domain.answer import answer_schema
+from core.domain.dataset import load_dataset
+from core.runformat.read import read_event_lines
+from recorder.agent.instructions import build_instructions
+from recorder.agent.loop import Budgets, Conversation
+from recorder.designs.mcp_client import ToolServer
 from recorder.providers.scripted import ScriptedProvider
-from recorder.record import RecordOptions, plan_conversations, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import plan_conversations, record
 from tests.helpers import renamed_dataset
-from wismo.runformat.read import read_event_lines
 
 
 def conversations(run_dir: Path) -> dict[str, list[dict]]:
@@ -117,8 +119,8 @@ def test_a_dataset_with_other_ids_and_skus(tmp_path, make_dataset):
 
 RENAMED_TOOLS = textwrap.dedent('''
     from mcp.server import MCPServer
-    from recorder.dataset import load_records
-    from recorder.lookups import Lookups
+    from core.domain.dataset import load_records
+    from recorder.servers.lookups import Lookups
     from mcp.types import CallToolResult
     from recorder.servers._common import answer
     lookups = Lookups(load_records())
@@ -149,7 +151,7 @@ RENAMED_TOOLS = textwrap.dedent('''
 
 
 def test_tool_names_are_never_assumed(tmp_path):
-    from wismo.runformat.write import ConversationLog, EventWriter
+    from core.runformat.write import ConversationLog, EventWriter
     script = tmp_path / "other_names.py"
     script.write_text(RENAMED_TOOLS)
     dataset = load_dataset()
@@ -170,8 +172,8 @@ def test_tool_names_are_never_assumed(tmp_path):
 
 
 def test_a_payment_summary_reads_for_an_order_a_brought_design_serves_without_items():
-    from recorder.evidence import Evidence, derive
-    from recorder.summaries import compose_summary
+    from core.domain.evidence import Evidence, derive
+    from recorder.providers.summaries import compose_summary
 
     evidence = Evidence()
     evidence.add_result("orderId", "ORD-1", json.dumps({"orderId": "ORD-1", "status": "placed", "items": [],

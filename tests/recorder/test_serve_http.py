@@ -13,7 +13,7 @@ import time
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from recorder.lookups import META_KEY
+from recorder.servers.lookups import META_KEY
 
 READY_SECONDS = 60  # a loaded machine starts Python, the SDK and uvicorn slowly
 STOP_SECONDS = 10  # well under uvicorn's wait for a client's open stream it would otherwise keep

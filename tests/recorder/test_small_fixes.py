@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from tests.helpers import default_cases, run_wismo
 
 

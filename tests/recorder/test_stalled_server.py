@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-import recorder.record as record_module
+import recorder.run.record as record_module
 from analysis import summarize_runs
 from analysis.headline import headline
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from tests.helpers import CONVERSATIONS, events_of, live_finished
 
 CONCURRENCY = 4

@@ -18,10 +18,10 @@ def python(code: str) -> subprocess.CompletedProcess[str]:
 def test_importing_the_recorder_and_every_provider_loads_no_vocabulary():
     done = python("""
         import sys
-        import recorder.record, wismo.cli.record
+        import recorder.run.record, wismo.cli.record
         import recorder.providers.openai_chat, recorder.providers.openai_responses
         import recorder.providers.anthropic_messages, recorder.providers.scripted
-        from recorder.tokens import vocabulary_requested
+        from recorder.providers.tokens import vocabulary_requested
         print(vocabulary_requested(), "bpe_openai" in sys.modules)
     """)
     assert done.returncode == 0, done.stderr
@@ -32,8 +32,9 @@ def test_recording_with_a_provider_that_reports_tokens_never_loads_the_vocabular
     done = python("""
         import asyncio, os, sys, tempfile
         from pathlib import Path
-        from recorder.record import RecordOptions, record
-        from recorder.tokens import vocabulary_requested
+        from recorder.run.record import record
+        from recorder.run.options import RecordOptions
+        from recorder.providers.tokens import vocabulary_requested
         from wismo.loopback import FakeServer, responses_reply
 
         os.environ["WISMO_TEST_KEY"] = "test-key"
@@ -54,11 +55,11 @@ def test_recording_with_a_provider_that_reports_tokens_never_loads_the_vocabular
 def test_the_scripted_policy_counts_with_the_vocabulary_it_started_loading():
     done = python("""
         import asyncio, json
-        from recorder.linking import ToolSpec
+        from core.domain.linking import ToolSpec
         from recorder.providers.base import ModelRequest
         from recorder.providers.responses_wire import responses_body
         from recorder.providers.scripted import ScriptedProvider
-        from recorder.tokens import count_tokens, vocabulary_requested
+        from recorder.providers.tokens import count_tokens, vocabulary_requested
 
         provider = ScriptedProvider()
         requested = vocabulary_requested()
@@ -97,8 +98,9 @@ def test_no_conversation_starts_its_clock_while_the_vocabulary_is_still_loading(
         import asyncio, json, tempfile, time
         from datetime import datetime
         from pathlib import Path
-        from recorder import tokens
-        from recorder.record import RecordOptions, record
+        from recorder.providers import tokens
+        from recorder.run.record import record
+        from recorder.run.options import RecordOptions
 
         loaded_at = []
         original = tokens._load

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from analysis.model import (
-    FIELDS,
     METRICS,
     CheckResult,
     ConversationDetail,
@@ -41,7 +40,8 @@ from analysis.model import (
     ToolCallDetail,
     TurnDetail,
 )
-from recorder.dataset import DEFAULT_DATASET_DIR
+from core.domain.dataset import DEFAULT_DATASET_DIR
+from core.domain.fields import ASSESSMENT_FIELDS
 
 RECORDS: dict[str, Any] = json.loads((DEFAULT_DATASET_DIR / "records.json").read_text())
 # The default question's cases (those naming no `asks`): the gold pages were written for them.
@@ -234,7 +234,8 @@ def conversation(run: RunInfo, case: dict[str, Any], design: str, repetition: in
         new_items = [*(o for o in outputs if o["type"] == "function_call"),
                      *({"type": "function_call_output", "callId": c.call_id, "output": c.result_text,
                         "isError": c.is_error} for c in tool_calls)]
-    fields = {f: bool(answer) and answer.get(f) == case["expected"][f] for f in FIELDS if f in case["expected"]}
+    fields = {f: bool(answer) and answer.get(f) == case["expected"][f]
+              for f in ASSESSMENT_FIELDS if f in case["expected"]}
     total_in = sum(t.input_tokens or 0 for t in turns)
     total_out = sum(t.output_tokens or 0 for t in turns)
     cached = sum(t.cached_tokens or 0 for t in turns) if run.is_language_model else None
@@ -271,7 +272,7 @@ def offline_details(run: RunInfo) -> list[ConversationDetail]:
                     invalid = conversation(run, case, design, repetition, status="invalid_answer",
                                            final_text="Sorry, the tablet's payment was declined so it has "
                                                       "not shipped. {deliveredSkus: []")
-                    # As the recorder writes it: the parser's reason (recorder/instructions.py parse_answer).
+                    # As the recorder writes it: the parser's reason (recorder/agent/instructions.py parse_answer).
                     details.append(replace(invalid, error=INVALID_REASON))
                 else:
                     details.append(conversation(run, case, design, repetition))
@@ -329,7 +330,8 @@ def summarize(run: RunInfo, details: list[ConversationDetail],
         designs.append(DesignMetrics(
             run_id=run.run_id, provider=run.provider, model=run.model, design=design, conversations=len(mine),
             passed=passed, pass_rate=passed / len(mine),
-            field_pass_rates={f: _rate([d.field_scores[f] for d in mine if f in d.field_scores]) for f in FIELDS},
+            field_pass_rates={f: _rate([d.field_scores[f] for d in mine if f in d.field_scores])
+                              for f in ASSESSMENT_FIELDS},
             status_counts=dict(status_counts),
             stats={m: _stat([getattr(d, _METRIC_ATTR[m]) for d in mine]) for m in METRICS},
             pass_hat_k=_pass_hat_k(mine, run.repetitions)))

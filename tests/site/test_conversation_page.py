@@ -68,7 +68,7 @@ def test_the_page_calls_a_model_request_a_model_request_throughout(build):
 def refused_detail() -> ConversationDetail:
     """A conversation whose second response asked for three calls with one of two allowed: none of them ran.
 
-    As recorder/loop.py writes it: the calls are only in the response's output items (no tool_call lines),
+    As recorder/agent/loop.py writes it: the calls are only in the response's output items (no tool_call lines),
     the conversation ends budget_exhausted with budgetHit max_tool_calls and the reason in `error`.
     """
     run = factories.run_info(repetitions=1)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from recorder.providers import REGISTRY
-from recorder.record import RecordOptions, record
+from recorder.run.options import RecordOptions
+from recorder.run.record import record
 from tests.helpers import WISMO, renamed_dataset
 from tests.recorder.fake_registry import SEED_SUMMARY, SeedWordingProvider
 from wismo.cli.record import check_claims

@@ -11,9 +11,9 @@ from collections.abc import Callable, MutableMapping
 
 import click
 
-from wismo import __version__
-from wismo.errors import WismoError
-from wismo.runformat.redact import Redactor
+from core import __version__
+from core.errors import WismoError
+from core.runformat.redact import Redactor
 
 
 def _check() -> click.Command:

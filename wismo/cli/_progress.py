@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from recorder.loop import ConversationPlan, Outcome
+from recorder.agent.loop import ConversationPlan, Outcome
 from wismo.cli._tables import WIDTH
 
 

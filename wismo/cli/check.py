@@ -9,12 +9,12 @@ from pathlib import Path
 
 import click
 
-from recorder.comparison import COMPARED_DESIGNS, ComparisonReport, run_comparison
-from recorder.dataset import load_dataset
-from recorder.designs import DesignSpec, parse_header, parse_server, with_headers
-from recorder.mcp_client import ServerTarget
+from core.domain.dataset import load_dataset
+from core.errors import WismoError
+from recorder.designs.choose import DesignSpec, parse_header, parse_server, with_headers
+from recorder.designs.comparison import COMPARED_DESIGNS, ComparisonReport, run_comparison
+from recorder.designs.mcp_client import ServerTarget
 from wismo.cli._options import dataset_option
-from wismo.errors import WismoError
 
 
 def _server_override(_ctx: click.Context, _param: click.Parameter,

@@ -9,14 +9,15 @@ import click
 
 from analysis.headline import headline
 from analysis.model import RunSummary
-from recorder.record import RecordOptions, default_command_line, record
+from core.errors import WismoError
+from recorder.run.options import RecordOptions
+from recorder.run.record import default_command_line, record
 from wismo.cli._money import pricing, pricing_options
 from wismo.cli._progress import ProgressLine
 from wismo.cli._tables import WIDTH, wrap
 from wismo.cli.build_site import report
 from wismo.cli.record import check_claims, run_recording
 from wismo.cli.summarize import headline_lines
-from wismo.errors import WismoError
 from wismo.sitegen.from_runs import build_from_runs
 from wismo.sitegen.output import check_output
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from recorder.doctor import diagnose
-from recorder.doctor_model import Check
+from recorder.doctor.diagnose import diagnose
+from recorder.doctor.report import Check
 from recorder.providers import REGISTRY
 from wismo.cli._options import dataset_option
 

@@ -15,24 +15,18 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from recorder.designs import parse_header, parse_server
-from recorder.local_server import concurrency_note
-from recorder.loop import Budgets, Outcome
+from core.errors import WismoError
+from recorder.agent.loop import Budgets, Outcome
+from recorder.designs.choose import parse_header, parse_server
 from recorder.providers import REGISTRY
 from recorder.providers.chat_compat import STRUCTURED_OUTPUT_MODES, TOOL_CHOICES
-from recorder.record import (
-    ERROR_STATUSES,
-    RecordOptions,
-    RunInterrupted,
-    RunResult,
-    default_command_line,
-    record,
-)
-from recorder.resume import resume
+from recorder.run.local_server import concurrency_note
+from recorder.run.options import RecordOptions
+from recorder.run.record import ERROR_STATUSES, RunInterrupted, RunResult, default_command_line, record
+from recorder.run.resume import resume
 from wismo.cli._options import dataset_option
 from wismo.cli._progress import ProgressLine
 from wismo.cli._tables import WIDTH, table
-from wismo.errors import WismoError
 
 
 def _median(values: Sequence[float | None], decimals: int = 0) -> str:
@@ -44,7 +38,7 @@ def _median(values: Sequence[float | None], decimals: int = 0) -> str:
 
 def run_designs(result: RunResult) -> list[str]:
     """The run's designs in its manifest's order (then any other recorded, as first seen)."""
-    from wismo.runformat.read import read_manifest
+    from core.runformat.read import read_manifest
 
     seen = list(dict.fromkeys(plan.design for plan, _ in result.outcomes))
     try:

@@ -14,9 +14,10 @@ from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
 from analysis.headline import HEADLINE_METRIC, headline
 from analysis.labels import METRIC_LABELS
-from analysis.model import BACKENDS, FIELDS, METRICS, RunSummary
+from analysis.model import METRICS, RunSummary
 from analysis.money_words import money_json
 from analysis.summary_json import summary_to_json
+from core.domain.fields import ASSESSMENT_FIELDS, BACKENDS
 from wismo.cli._crossover import crossover_lines
 from wismo.cli._money import money_lines, pricing, pricing_options
 from wismo.cli._tables import GAP, WIDTH, cell, table, wrap
@@ -162,7 +163,7 @@ def summary_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
     lines += _design_table(summary, width)
     lines.append("")
     # A field no case asked has no rate and no column.
-    asked = [f for f in FIELDS if any(d.field_pass_rates.get(f) is not None for d in summary.designs)]
+    asked = [f for f in ASSESSMENT_FIELDS if any(d.field_pass_rates.get(f) is not None for d in summary.designs)]
     field_rows = [[d.design, *(_share(d.field_pass_rates.get(f)) for f in asked),
                    ", ".join(f"{k} {v}" for k, v in sorted(d.status_counts.items()))] for d in summary.designs]
     if summary.designs:

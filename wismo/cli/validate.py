@@ -9,9 +9,9 @@ import click
 
 from analysis import validate_runs
 from analysis.model import CheckResult, RunValidation
+from core.errors import WismoError
+from core.runformat import EVENTS_FILE, MANIFEST_FILE
 from wismo.cli._tables import cell, table
-from wismo.errors import WismoError
-from wismo.runformat import EVENTS_FILE, MANIFEST_FILE
 
 SHOWN_ROWS = 10
 

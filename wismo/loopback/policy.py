@@ -31,7 +31,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from recorder.linking import ToolSpec
+from core.domain.linking import ToolSpec
 from recorder.providers.base import ModelRequest
 from recorder.providers.scripted import ScriptedProvider
 from wismo.loopback.replies import Tokens, anthropic_error, chat_reply, messages_reply, openai_error, responses_reply

@@ -6,16 +6,17 @@ import hashlib
 import shutil
 from pathlib import Path
 
-import wismo
 from wismo.sitegen.errors import SiteError
 
+# wismo/sitegen/assets.py -> the `wismo/` package folder
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 STATIC_DIR = "static"
 TEMPLATES_DIR = "templates"
 
 
 def assets_dir(package_dir: Path | None = None) -> Path:
     """The folder holding templates/ and static/: `wismo/site/` in a wheel, else the checkout's top-level `site/`."""
-    package_dir = package_dir or Path(wismo.__file__).resolve().parent
+    package_dir = package_dir or PACKAGE_DIR
     installed = package_dir / "site"
     if (installed / TEMPLATES_DIR).is_dir():
         return installed

@@ -12,7 +12,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from analysis.costs import RunMoney
 from analysis.model import ConversationDetail, CrossoverView, RunSummary, RunValidation
-from wismo import __version__
+from core import __version__
 from wismo.sitegen import fmt
 from wismo.sitegen.assets import STATIC_DIR, TEMPLATES_DIR, assets_dir, copy_static
 from wismo.sitegen.cases import build_case_pages

@@ -13,7 +13,8 @@ import statistics
 from typing import Any
 
 from analysis.labels import FIELD_LABELS
-from analysis.model import DEFAULT_ASKS, FIELDS, ConversationDetail
+from analysis.model import ConversationDetail
+from core.domain.fields import ASSESSMENT_FIELDS, DEFAULT_ASKS
 from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, case_url, conversation_url, names_baseline, review_counts
 from wismo.sitegen.marks import summary_pieces
@@ -23,7 +24,7 @@ from wismo.sitegen.verdicts import conflict_text, review_notes
 
 def asked_fields(expected: dict[str, Any]) -> list[str]:
     """The answer fields a case asks: those its expectation holds (the default question's when it holds none)."""
-    return [name for name in FIELDS if name in expected] or list(DEFAULT_ASKS)
+    return [name for name in ASSESSMENT_FIELDS if name in expected] or list(DEFAULT_ASKS)
 
 
 def field_cells(detail: ConversationDetail, expected: dict[str, Any]) -> list[FieldCell]:

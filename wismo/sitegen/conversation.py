@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from analysis.model import BACKENDS, ConversationDetail, ToolCallDetail, TurnDetail
+from analysis.model import ConversationDetail, ToolCallDetail, TurnDetail
+from core.domain.fields import BACKENDS
 from wismo.sitegen import fmt
 from wismo.sitegen.cases import ending_text, field_cells
 from wismo.sitegen.context import SiteData, case_url, conversation_url, names_baseline, slug
@@ -71,7 +72,7 @@ def not_run_reason(detail: ConversationDetail, turn: TurnDetail) -> str:
     """
     last = turn is detail.turn_details[-1]
     if last and detail.budget_hit == "max_tool_calls":
-        # The loop refuses the whole batch before running any of it (recorder/loop.py).
+        # The loop refuses the whole batch before running any of it (recorder/agent/loop.py).
         return "refused by the max_tool_calls budget"
     if last and detail.status != "answered":
         return f"the conversation ended with status {detail.status}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wismo.errors import WismoError
+from core.errors import WismoError
 
 
 class SiteError(WismoError):

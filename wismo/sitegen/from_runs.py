@@ -13,8 +13,8 @@ from analysis.costs import money_of_runs
 from analysis.crossover import crossover_of_runs
 from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
 from analysis.prices import PriceBook
-from wismo.errors import WismoError
-from wismo.runformat.read import read_manifest
+from core.errors import WismoError
+from core.runformat.read import read_manifest
 from wismo.sitegen.build import build_site
 from wismo.sitegen.mixing import check_mixing
 from wismo.sitegen.output import check_output

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 
 from analysis.model import RunInfo
-from wismo.errors import WismoError
+from core.errors import WismoError
 
 
 def run_differences(runs: Sequence[RunInfo]) -> list[str]:

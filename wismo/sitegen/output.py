@@ -12,7 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
-from wismo.runformat import EVENTS_FILE, MANIFEST_FILE
+from core.runformat import EVENTS_FILE, MANIFEST_FILE
 from wismo.sitegen.errors import SiteError
 
 MARKER = ".wismo-site"

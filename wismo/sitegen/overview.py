@@ -11,7 +11,6 @@ from typing import Any
 from analysis.labels import FIELD_LABELS, METRIC_LABELS
 from analysis.model import (
     CLAIM_MEANING,
-    FIELDS,
     METRICS,
     ConversationDetail,
     DesignMetrics,
@@ -21,6 +20,7 @@ from analysis.model import (
     RunInfo,
     RunSummary,
 )
+from core.domain.fields import ASSESSMENT_FIELDS
 from wismo.sitegen import charts, fmt
 from wismo.sitegen.answer import build_answers, run_headline
 from wismo.sitegen.charts import Colours
@@ -103,7 +103,7 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     rows += [HeadlineRow(f"pass^{k}", [fmt.share(by_design[d].pass_hat_k.get(k)) for d in designs], blank,
                          note="chance that all k repetitions of a case pass" if k == ks[0] else "") for k in ks]
     # A field no case of the run asks has no rate: it gets no row.
-    asked = [f for f in FIELDS if any(by_design[d].field_pass_rates.get(f) is not None for d in designs)]
+    asked = [f for f in ASSESSMENT_FIELDS if any(by_design[d].field_pass_rates.get(f) is not None for d in designs)]
     rows += [HeadlineRow(f"{FIELD_LABELS[f]} right", [fmt.share(by_design[d].field_pass_rates.get(f))
                                                          for d in designs], blank) for f in asked]
     rows.append(HeadlineRow("Statuses", [" · ".join(f"{s} {n}" for s, n in sorted(by_design[d].status_counts.items()))

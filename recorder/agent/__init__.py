@@ -1,0 +1,1 @@
+"""The agent loop: one conversation's model requests and tool calls, and the instructions it receives."""

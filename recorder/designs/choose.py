@@ -1,0 +1,199 @@
+"""Which designs a run records, and where each design's MCP server comes from.
+
+wismo ships two designs (granular, focused). `--server NAME=COMMAND` adds a design whose server is
+started over stdio, `--server NAME=http(s)://…` one reached over streamable HTTP; a built-in name
+replaces that design. `--designs` picks and orders them; the baseline (every other design is
+compared with it) is the first unless `--baseline` names another. Every mistake is one line that
+names it, raised before any server starts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.errors import WismoError
+from core.runformat.redact import strip_url_secrets
+from recorder.designs.mcp_client import ServerTarget, server_command
+
+BUILT_IN = ("granular", "focused")
+# Wismo's granular server is what every design's records are compared with (recorder.designs.comparison).
+REFERENCE = "granular"
+# A design name is part of every conversation id (`<case>.<design>.r<n>`) and of file names.
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
+ENV_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """One design: its name and its server (a command, or a URL with headers from the environment)."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    # (header name, value template): `$VAR`/`${VAR}` in a template are read from the environment at start-up
+    headers: tuple[tuple[str, str], ...] = ()
+    built_in: bool = False
+
+    def target(self, environment: Mapping[str, str] | None = None) -> ServerTarget:
+        """How to reach the server, header values resolved (they are sent, never written)."""
+        return ServerTarget(command=self.command, url=self.url, headers=self.header_values(environment))
+
+    def header_values(self, environment: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Every header with its environment references filled in; a variable that is not set is an error."""
+        env = os.environ if environment is None else environment
+        values = {}
+        for header, template in self.headers:
+            def fill(match: re.Match[str], header: str = header) -> str:
+                variable = match.group(1) or match.group(2)
+                if variable not in env:
+                    raise WismoError(f"--header {self.name}={header}: ... reads ${variable}, which is not set")
+                return env[variable]
+            values[header] = ENV_REFERENCE.sub(fill, template)
+        return values
+
+    def secret_values(self, environment: Mapping[str, str] | None = None) -> list[str]:
+        """What must never reach disk: every header value, and every variable a header reads."""
+        env = os.environ if environment is None else environment
+        variables = [m.group(1) or m.group(2) for _, template in self.headers for m in ENV_REFERENCE.finditer(template)]
+        return [*self.header_values(env).values(), *(env[v] for v in variables if v in env)]
+
+    def source(self) -> dict[str, Any]:
+        """The manifest's designSources entry: the command or the URL without secrets, header names only."""
+        if self.url:
+            return {"url": strip_url_secrets(self.url), "headers": [h for h, _ in self.headers], "builtIn": False}
+        # wismo's own servers run with this interpreter; the manifest names it `python`, not a machine path
+        command = ["python", *self.command[1:]] if self.built_in else list(self.command)
+        return {"command": command, "headers": [], "builtIn": self.built_in}
+
+
+@dataclass(frozen=True)
+class DesignChoice:
+    """The designs of a run in order, and its baseline."""
+
+    designs: tuple[DesignSpec, ...]
+    baseline: str
+    reference: DesignSpec = field(default_factory=lambda: built_in(REFERENCE, None))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The design names in the run's order."""
+        return tuple(d.name for d in self.designs)
+
+
+def built_in(name: str, dataset_dir: Path | str | None) -> DesignSpec:
+    """One of wismo's own designs, served by this interpreter."""
+    return DesignSpec(name, command=tuple(server_command(name, dataset_dir)), built_in=True)
+
+
+def parse_server(value: str) -> DesignSpec:
+    """`NAME=COMMAND` (stdio) or `NAME=http(s)://…` (streamable HTTP)."""
+    name, sep, where = value.partition("=")
+    name, where = name.strip(), where.strip()
+    if not sep or not where:
+        raise WismoError(f"--server {value!r}: expected NAME=COMMAND or NAME=http(s)://HOST/PATH")
+    check_name(name, "--server")
+    if re.match(r"https?://", where):
+        return DesignSpec(name, url=where)
+    try:
+        command = tuple(shlex.split(where))
+    except ValueError as exc:
+        raise WismoError(f"--server {name}=...: the command cannot be split into words ({exc})") from None
+    return DesignSpec(name, command=command)
+
+
+def parse_header(value: str) -> tuple[str, str, str]:
+    """`DESIGN=Header-Name: value` → (design, header name, value template)."""
+    design, sep, header = value.partition("=")
+    name, colon, template = header.partition(":")
+    if not sep or not colon or not name.strip() or not template.strip():
+        raise WismoError(f"--header {value!r}: expected DESIGN=Header-Name: value (e.g. "
+                         "'mine=Authorization: Bearer ${MY_TOKEN}', single-quoted so the shell leaves $ alone)")
+    return design.strip(), name.strip(), template.strip()
+
+
+def check_name(name: str, flag: str) -> None:
+    """A design name: a letter, then letters, digits, '_' or '-' (it becomes part of file names)."""
+    if not NAME.fullmatch(name):
+        raise WismoError(f"{flag}: design name {name!r} must start with a letter and hold only letters, digits, "
+                         "'_' and '-' (at most 40)")
+
+
+def with_headers(specs: Mapping[str, DesignSpec],
+                 headers: Sequence[tuple[str, str, str]]) -> dict[str, DesignSpec]:
+    """The designs with each --header attached to its design; a header for a design not reached by URL is an error."""
+    attached = dict(specs)
+    for design, header, template in headers:
+        reached = attached.get(design)
+        if reached is None or not reached.url:
+            raise WismoError(f"--header {design}=...: headers go to a design reached over HTTP; "
+                             f"{design!r} is not one (add --server {design}=https://…)")
+        attached[design] = DesignSpec(design, url=reached.url, headers=(*reached.headers, (header, template)))
+    return attached
+
+
+def choose_designs(servers: Sequence[DesignSpec] = (), designs: Sequence[str] | None = None,
+                   baseline: str | None = None, headers: Sequence[tuple[str, str, str]] = (),
+                   dataset_dir: Path | str | None = None) -> DesignChoice:
+    """The run's designs: the built-in ones, replaced or joined by `servers`, picked and ordered by `designs`."""
+    available: dict[str, DesignSpec] = {name: built_in(name, dataset_dir) for name in BUILT_IN}
+    brought: set[str] = set()
+    for spec in servers:
+        if spec.name == REFERENCE:
+            raise WismoError(f"--server {REFERENCE}=...: {REFERENCE} is wismo's reference design (every design's "
+                             "records are compared with it); give yours another name")
+        if spec.name in brought:
+            raise WismoError(f"two --server options name the design {spec.name!r}; give each design its own name")
+        brought.add(spec.name)
+        available[spec.name] = spec
+    available = with_headers(available, headers)
+    order = list(designs) if designs else [*BUILT_IN, *(s.name for s in servers if s.name not in BUILT_IN)]
+    repeated = sorted({d for d in order if order.count(d) > 1})
+    if repeated:
+        raise WismoError(f"--designs names {', '.join(repeated)} more than once; a run records each design once")
+    unknown = [d for d in order if d not in available]
+    if unknown:
+        raise WismoError(f"unknown design(s) {', '.join(unknown)}; known: {', '.join(available)} "
+                         "(bring your own with --server NAME=COMMAND or --server NAME=URL)")
+    if not order:
+        raise WismoError("--designs names no design")
+    chosen = baseline or order[0]
+    if chosen not in order:
+        raise WismoError(f"--baseline {chosen}: not one of the recorded designs ({', '.join(order)})")
+    for spec in (available[d] for d in order):
+        spec.header_values()  # a header whose variable is not set fails now, before anything starts
+    return DesignChoice(tuple(available[d] for d in order), chosen, built_in(REFERENCE, dataset_dir))
+
+
+def designs_of_run(manifest: Mapping[str, Any], dataset_dir: Path | str | None,
+                   headers: Sequence[tuple[str, str, str]] = ()) -> tuple[DesignSpec, ...]:
+    """A recorded run's designs as its manifest says they were served (a resume starts the same servers).
+
+    Header values were never written: a design reached with headers needs them given again (--header).
+    """
+    sources = manifest.get("designSources") or {}
+    given: dict[str, list[tuple[str, str]]] = {}
+    for design, header, template in headers:
+        given.setdefault(design, []).append((header, template))
+    specs = []
+    for name in manifest["designs"]:
+        source = sources.get(name) or {"builtIn": True}
+        if source.get("builtIn"):
+            specs.append(built_in(name, dataset_dir))
+        elif source.get("url"):
+            wanted = [h.lower() for h in source.get("headers") or []]
+            missing = sorted(set(wanted) - {h.lower() for h, _ in given.get(name, [])})
+            if missing:
+                raise WismoError(f"design {name} was reached with the header(s) {', '.join(missing)}, whose values "
+                                 f"are never stored: give them again with --header '{name}=Header: value'")
+            specs.append(DesignSpec(name, url=source["url"], headers=tuple(given.get(name, []))))
+        else:
+            specs.append(DesignSpec(name, command=tuple(source.get("command") or ())))
+    for spec in specs:
+        spec.header_values()
+    return tuple(specs)

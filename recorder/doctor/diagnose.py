@@ -1,0 +1,288 @@
+"""`wismo doctor`: a handful of tiny requests that tell what an endpoint supports, and how to record with it.
+
+For openai-chat the probes are raw Chat Completions requests (recorder.doctor.chat_probes): which answer
+formats and tool choices the server accepts, whether the tools and the tool results reach the model.
+For openai and anthropic they go through the provider classes, exactly as `record` sends them. Then
+wismo's own first request (the real instructions, each design's tools, the first case's question)
+shows whether the model calls a tool where it matters. Doctor never writes a run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+from core.domain.answer import ANSWER_SCHEMA
+from core.domain.dataset import load_dataset
+from core.domain.linking import ToolSpec
+from recorder.agent.instructions import build_instructions
+from recorder.agent.loop import Budgets
+from recorder.designs.mcp_client import server_command, start_servers
+from recorder.doctor.chat_probes import AS_JSON, ONE, ORDER_TOOL, STATUS_SCHEMA, TWO, ChatProbes
+from recorder.doctor.report import Check, Diagnosis
+from recorder.providers import create_provider
+from recorder.providers._common import read_key
+from recorder.providers.base import Capabilities, ModelRequest, ModelResponse, Provider, ProviderError, ProviderSettings
+from recorder.run.local_server import is_local_url
+
+Report = Callable[[Check], None]
+DEFAULT_REQUEST_TIMEOUT_S = Budgets().request_timeout_s
+DEFAULT_DEADLINE_S = int(Budgets().conversation_deadline_s)
+DESIGNS = ("granular", "focused")
+
+
+def _settings(model: str | None, base_url: str | None, api_key_env: str | None,
+              **extra: Any) -> ProviderSettings:
+    # Doctor asks once: a retried request would hide what the server did with it.
+    return ProviderSettings(model=model, base_url=base_url, api_key_env=api_key_env, max_retries=0, extra=extra)
+
+
+async def diagnose(provider_name: str, *, model: str | None = None, base_url: str | None = None,
+                   api_key_env: str | None = None, dataset_dir: Path | None = None, timeout_s: float = 120.0,
+                   report: Report | None = None) -> Diagnosis:
+    """Probe the endpoint; `report` hears each check as it is made. Bad options raise WismoError."""
+    tell = report or (lambda check: None)
+    provider = create_provider(provider_name, _settings(model, base_url, api_key_env))
+    diagnosis = Diagnosis(provider_name, provider.model, base_url)
+
+    def add(*checks: Check) -> None:
+        for check in checks:
+            diagnosis.checks.append(check)
+            tell(check)
+
+    try:
+        if not await _listed(provider, diagnosis, add, api_key_env, timeout_s):
+            return diagnosis
+        if provider_name == "openai-chat":
+            chosen = await _chat(provider, diagnosis, add, timeout_s)
+        else:
+            chosen = await _api(provider, diagnosis, add, timeout_s)
+    finally:
+        await provider.aclose()
+    if chosen is None:
+        return diagnosis
+    await _first_requests(diagnosis, chosen, add, dataset_dir, timeout_s)
+    if diagnosis.usable and provider_name == "openai-chat" and is_local_url(base_url):
+        diagnosis.flags.append("--concurrency 1")
+    if diagnosis.usable:
+        diagnosis.flags += timeout_flags(diagnosis.latencies_s)
+    return diagnosis
+
+
+def timeout_flags(latencies_s: list[float]) -> list[str]:
+    """Longer budgets when the slowest request came near record's default request timeout.
+
+    A request later in a conversation carries more history than any probe, so the suggested timeout
+    leaves three times the slowest probe, and the deadline room for four such requests.
+    """
+    slowest = max(latencies_s, default=0.0)
+    if slowest <= DEFAULT_REQUEST_TIMEOUT_S / 2:
+        return []
+    timeout = 60 * math.ceil(3 * slowest / 60)
+    return [f"--request-timeout {timeout}", f"--deadline {max(4 * timeout, DEFAULT_DEADLINE_S)}"]
+
+
+async def _listed(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None], api_key_env: str | None,
+                  timeout_s: float) -> bool:
+    """Reachable, and does it list the model; False when nothing else is worth asking."""
+    import anthropic
+    import openai
+
+    try:
+        if provider.name == "openai-chat":
+            client: Any = provider.client  # type: ignore[attr-defined]
+            ids = [m.id async for m in client.models.list(timeout=min(timeout_s, 30.0))]
+        else:
+            ids = [await _retrieve(provider, diagnosis.base_url, api_key_env, timeout_s)]
+    except (openai.NotFoundError, anthropic.NotFoundError):
+        ids = []
+    except (openai.APIError, anthropic.APIError) as err:
+        reason = " ".join(str(getattr(err, "message", err)).split())[:200]
+        if isinstance(err, (openai.AuthenticationError, anthropic.AuthenticationError,
+                            openai.PermissionDeniedError, anthropic.PermissionDeniedError)):
+            add(Check("key accepted", False, reason))
+            diagnosis.verdict = "the endpoint refused the key: record cannot work"
+            return False
+        if isinstance(err, (openai.APIConnectionError, anthropic.APIConnectionError)):
+            add(Check("reachable", False, reason))
+            diagnosis.verdict = "the endpoint cannot be reached: record cannot work"
+            return False
+        add(Check("reachable", True, "it answered"), Check("model listed", None, f"the model list failed: {reason}"))
+        return True
+    add(Check("reachable", True, "the model list answered"))
+    if diagnosis.model in ids:
+        add(Check("model listed", True, diagnosis.model))
+    else:
+        known = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+        add(Check("model listed", False, f"{diagnosis.model} is not among: {known or '(none)'}"))
+    return True
+
+
+async def _retrieve(provider: Provider, base_url: str | None, api_key_env: str | None, timeout_s: float) -> str:
+    """The model id as the hosted API's models endpoint returns it (the key from the same variable as record's)."""
+    import anthropic
+    import openai
+
+    from recorder.providers import anthropic_messages, openai_responses
+
+    if provider.name == "openai":
+        key = read_key(api_key_env or openai_responses.DEFAULT_KEY_ENV, vendor="OpenAI")
+        sdk_client: Any = openai.AsyncOpenAI(api_key=key.value, base_url=base_url, max_retries=0)
+    else:
+        key = read_key(api_key_env or anthropic_messages.DEFAULT_KEY_ENV, vendor="Anthropic")
+        sdk_client = anthropic.AsyncAnthropic(api_key=key.value, base_url=base_url, max_retries=0)
+    try:
+        return (await sdk_client.models.retrieve(provider.model, timeout=min(timeout_s, 30.0))).id
+    finally:
+        await sdk_client.close()
+
+
+async def _chat(provider: Any, diagnosis: Diagnosis, add: Callable[..., None],
+                timeout_s: float) -> dict[str, Any] | None:
+    """The raw Chat Completions probes; the record settings they point to, or None when none would work."""
+    probes = ChatProbes(provider, timeout_s)
+    basics, plain = await probes.basics()
+    add(*basics)
+    if plain.error:
+        diagnosis.verdict = "the server does not answer a plain chat request: record cannot work"
+        return None
+    add(*await probes.tools(plain))
+    add(*await probes.history())
+    add(*await probes.answer_formats())
+    found = probes.found
+    if found.validation_as_500:
+        add(Check("request errors as 4xx", False, "request-validation errors come back as HTTP 500 "
+                                                  "(wismo does not retry them)"))
+    diagnosis.latencies_s += found.latencies_s
+    if (reached := diagnosis.check("tool results reach the model")) and reached.ok is False:
+        diagnosis.notes.append("the server leaves tool results out of the prompt: the model never sees the "
+                               "evidence, so expect wrong or empty answers (the server's chat template, not wismo)")
+    if (text := diagnosis.check('a text answer beside tools ("auto")')) and text.ok is False:
+        diagnosis.notes.append("with tools offered the server returned an empty message instead of text: "
+                               "conversations may end as invalid_answer (\"the final answer is empty\")")
+    answer_format = found.answer_formats[0] if found.answer_formats else "off"
+    if answer_format != "json_schema":
+        diagnosis.flags.append(f"--structured-output {answer_format}")
+    return {"structured_output": answer_format, "tool_choices": found.tool_choices or ["auto"]}
+
+
+async def _api(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None],
+               timeout_s: float) -> dict[str, Any] | None:
+    """The probes through a hosted API's provider class, as record sends them."""
+    tool = ToolSpec("get_order", ORDER_TOOL["function"]["description"], ORDER_TOOL["function"]["parameters"])
+
+    async def ask(messages: list[dict[str, Any]], tools: list[ToolSpec]) -> ModelResponse | ProviderError:
+        history = [{"type": "message", "role": "user", "content": messages[-1]["content"]}]
+        request = ModelRequest(messages[0]["content"], tools, history, STATUS_SCHEMA, 1, timeout_s)
+        try:
+            return await provider.complete(request)
+        except ProviderError as error:
+            return error
+
+    await _stated_capabilities(provider, add)
+    one, two, plain = await ask(ONE, [tool]), await ask(TWO, [tool]), await ask(AS_JSON, [])
+    first = next((r for r in (one, two, plain) if isinstance(r, ModelResponse)), None)
+    if first is None:
+        add(Check("answers a request", False, str(one)))
+        diagnosis.verdict = f"the API refused every request: {one}"
+        return None
+    add(Check("usage reported", first.usage.input_tokens is not None,
+              f"{first.usage.input_tokens} input / {first.usage.output_tokens} output tokens"),
+        Check("cached tokens reported", first.usage.cached_tokens is not None, f"{first.usage.cached_tokens}"),
+        Check("tool call with tools alone", bool(_calls(one)), _calls_text(one)),
+        Check("tool_choice", None, "not sent by wismo's adapter: the API's default (auto)"),
+        Check("parallel tool calls", len(_calls(two)) >= 2 if _calls(two) else None,
+              f"{len(_calls(two))} call(s) for two orders" if _calls(two) else _calls_text(two)))
+    answer = _text(plain)
+    try:
+        parsed = isinstance(json.loads(answer), dict)
+    except json.JSONDecodeError:
+        parsed = False
+    add(Check("structured output", parsed, f"answered {answer[:60]!r}" if not isinstance(plain, ProviderError)
+              else str(plain)))
+    return {"tool_choices": [None]}
+
+
+async def _stated_capabilities(provider: Provider, add: Callable[..., None]) -> None:
+    """What the adapter knows the model supports (the vendor's Models API or documentation), with the source."""
+    describe = getattr(provider, "capabilities", None)
+    if not callable(describe):
+        return
+    found: Capabilities = await describe()
+    for label, support in (("prompt caching (stated)", found.caching),
+                           ("structured output (stated)", found.structured_output),
+                           ("reasoning (stated)", found.reasoning)):
+        add(Check(label, support.supported, support.source))
+
+
+async def _first_requests(diagnosis: Diagnosis, chosen: dict[str, Any], add: Callable[..., None],
+                          dataset_dir: Path | None, timeout_s: float) -> None:
+    """wismo's own first request in each design, with each workable tool choice until one makes the model call."""
+    dataset = load_dataset(dataset_dir)
+    case = dataset.cases[0]
+    instructions = build_instructions(dataset.records.clock)
+    history = [{"type": "message", "role": "user", "content": case.question}]
+    async with AsyncExitStack() as stack:
+        logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="wismo-doctor-")))
+        servers = await start_servers(stack, {d: server_command(d, dataset.folder) for d in DESIGNS}, logs, 60.0)
+        for choice in chosen["tool_choices"]:
+            extra = {} if choice is None else {"structured_output": chosen["structured_output"], "tool_choice": choice}
+            provider = create_provider(diagnosis.provider, _settings(diagnosis.model, diagnosis.base_url, None,
+                                                                     **extra))
+            called = True
+            try:
+                for design in DESIGNS:
+                    request = ModelRequest(instructions, servers[design].tool_specs(), history, ANSWER_SCHEMA, 1,
+                                           timeout_s)
+                    started = time.perf_counter()
+                    try:
+                        response: ModelResponse | ProviderError = await provider.complete(request)
+                    except ProviderError as error:
+                        response = error
+                    seconds = time.perf_counter() - started
+                    if not isinstance(response, ProviderError):
+                        diagnosis.latencies_s.append(seconds)
+                    label = f"wismo's first request, {design}" + (f" ({choice})" if choice else "")
+                    add(Check(label, bool(_calls(response)), f"{_calls_text(response)} in {seconds:.1f} s"))
+                    if not _calls(response):
+                        called = False
+                        break
+            finally:
+                await provider.aclose()
+            if called:
+                if choice not in (None, "auto"):
+                    diagnosis.flags.append(f"--tool-choice {choice}")
+                diagnosis.usable = True
+                diagnosis.verdict = f"record can work (case {case.caseId} called a tool in both designs)"
+                return
+    diagnosis.verdict = ("record would run, but the model called no tool on wismo's first request with any "
+                         "tool choice the server accepts: its figures would say nothing about the designs")
+
+
+def _calls(response: ModelResponse | ProviderError) -> list[dict[str, Any]]:
+    if isinstance(response, ProviderError):
+        return []
+    return [item for item in response.output_items if item["type"] == "function_call"]
+
+
+def _text(response: ModelResponse | ProviderError) -> str:
+    if isinstance(response, ProviderError):
+        return ""
+    return "".join(item.get("text", "") for item in response.output_items if item["type"] == "text").strip()
+
+
+def _calls_text(response: ModelResponse | ProviderError) -> str:
+    if isinstance(response, ProviderError):
+        return f"refused: {response}"
+    calls = _calls(response)
+    if not calls:
+        text = _text(response)
+        return f"no tool call (answered {text[:40]!r})" if text else "no tool call (an empty message)"
+    return ", ".join(f"{c['name']}({c['arguments'].strip()})" for c in calls)[:120]
+

@@ -1,0 +1,122 @@
+"""The customer summary the scripted model writes: built only from evidence, uncertainty stated as such."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from core.domain.dataset import PAYMENT_MISSING
+from core.domain.evidence import Derived, Evidence
+from core.domain.fields import DEFAULT_ASKS
+
+
+def _item_label(item: dict[str, Any]) -> str:
+    name = item.get("name")
+    quantity = item.get("quantity", 1)
+    label = f"{name} ({item['sku']})" if name else item["sku"]
+    return f"{quantity} × {label}" if quantity > 1 else label
+
+
+def _day(timestamp: str | None) -> str | None:
+    return timestamp[:10] if timestamp else None
+
+
+def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidence, derived: Derived) -> str:
+    sku = item["sku"]
+    label = _item_label(item)
+    plural = item.get("quantity", 1) > 1
+    it, is_ = ("they", "are") if plural else ("it", "is")
+    tracking = [evidence.records["tracking"][t] for t in order.get("trackingIds", [])
+                if t in evidence.records["tracking"] and evidence.records["tracking"][t].get("sku") == sku]
+    reservations = [evidence.records["reservation"][r] for r in order.get("reservationIds", [])
+                    if r in evidence.records["reservation"]
+                    and evidence.records["reservation"][r].get("sku") == sku]
+    payment = evidence.records["payment"].get(order.get("paymentId", ""))
+
+    if sku in derived.deliveredSkus:
+        delivered = [t for t in tracking if t.get("status") == "delivered"]
+        when = _day((delivered[-1].get("latestEvent") or {}).get("at") or delivered[-1].get("updatedAt"))
+        return f"Your {label} {'were' if plural else 'was'} delivered on {when}, according to the carrier."
+    available = [t for t in tracking if t.get("availability") == "available"]
+    unavailable = [t for t in tracking if t.get("availability") == "unavailable"]
+    if any(r.get("status") == "backordered" for r in reservations):
+        restock = next((r["expectedRestockDate"] for r in reservations if r.get("expectedRestockDate")), None)
+        when = (f" The warehouse expects new stock on {restock}, but that is not a delivery date."
+                if restock else " There is no restock date yet, so I can't give you a delivery date for it.")
+        return f"Your {label} {is_} backordered and has not shipped yet.{when}"
+    if payment is not None and payment.get("status") not in ("captured", "authorized"):
+        reason = f" ({payment['failureReason'].replace('_', ' ')})" if payment.get("failureReason") else ""
+        status = payment.get("status", "").replace("_", " ")
+        return (f"Your {label} has not shipped because the payment status is {status}{reason}; "
+                f"{it} can ship once the payment goes through.")
+    if available:
+        shipment = available[-1]
+        event = (shipment.get("latestEvent") or {}).get("description")
+        text = f"Your {label} {is_} on the way with {shipment.get('carrier')}"
+        text += f"; the latest carrier update says: {event}." if event else "."
+        if shipment.get("estimatedDeliveryDate"):
+            text += f" The carrier estimates delivery on {shipment['estimatedDeliveryDate']}"
+            promised = order.get("promisedDeliveryDate")
+            if promised and shipment["estimatedDeliveryDate"] > promised:
+                text += f", later than the promised {promised}"
+            text += "."
+        return text
+    if unavailable:
+        shipment = unavailable[-1]
+        return (f"Your {label} left our warehouse, but I can't confirm where {it} {is_} or when {it} will "
+                f"arrive because the carrier's tracking ({shipment['trackingId']}) is unavailable right now.")
+    missing = [ref.split(":", 1)[1] for ref in derived.missingEvidence if ref.startswith("reservation:")]
+    if missing and not reservations:
+        return (f"I can't confirm the status of your {label}: its warehouse record ({', '.join(missing)}) "
+                f"could not be found and there is no shipment for it yet.")
+    return f"Your {label} has not shipped yet."
+
+
+_PAYMENT_WORDS = {
+    "captured": "was taken",
+    "authorized": "is authorized: the amount is reserved on your card but has not been taken yet",
+    "pending": "is still pending: it has not been taken yet",
+    "authorization_failed": "was not taken: the authorization failed",
+    "refunded": "was refunded",
+}
+
+
+def _items_phrase(order: dict[str, Any]) -> str:
+    labels = [_item_label(item) for item in order.get("items", [])]
+    if not labels:  # a brought design may serve an order without items; the sentence still reads
+        return "the items"
+    if len(labels) > 3:  # a payment answer names a few items, not a whole large order
+        return f"the {len(labels)} items"
+    return "the " + (labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1])
+
+
+def _payment_sentence(evidence: Evidence, order: dict[str, Any], derived: Derived) -> str:
+    payment = evidence.records["payment"].get(order.get("paymentId", ""))
+    if derived.paymentStatus == PAYMENT_MISSING or payment is None:
+        return (f"I can't find the payment record ({order.get('paymentId')}) for {_items_phrase(order)} on order "
+                f"{order['orderId']}, so I can't confirm whether your payment was taken.")
+    amount = f" of {payment['amount']} {payment['currency']}" if payment.get("amount") else ""
+    words = _PAYMENT_WORDS.get(derived.paymentStatus, f"has the status {derived.paymentStatus.replace('_', ' ')}")
+    reason = f" ({payment['failureReason'].replace('_', ' ')})" if payment.get("failureReason") else ""
+    return f"Your payment{amount} for {_items_phrase(order)} on order {order['orderId']} {words}{reason}."
+
+
+def compose_summary(evidence: Evidence, order_id: str, derived: Derived,
+                    asks: Sequence[str] = DEFAULT_ASKS) -> str:
+    """One sentence per ordered item and what can be said about timing, then the payment when it is asked."""
+    order = evidence.records["order"].get(order_id)
+    if order is None:
+        return f"I couldn't find order {order_id}, so I can't tell you anything about it yet."
+    if set(asks) == {"paymentStatus"}:
+        return _payment_sentence(evidence, order, derived)
+    sentences = [_sentence_for(item, order, evidence, derived) for item in order["items"]]
+    rest = "the remaining items" if derived.deliveredSkus else "your order"
+    # With one item its own sentence already says everything about timing.
+    if derived.outstandingSkus and len(order["items"]) > 1:
+        if derived.deliveryEstimate:
+            sentences.append(f"The carrier's latest estimate for {rest} is {derived.deliveryEstimate}.")
+        else:
+            sentences.append(f"I don't have a delivery date for {rest} yet.")
+    if "paymentStatus" in asks:
+        sentences.append(_payment_sentence(evidence, order, derived))
+    return " ".join(sentences)

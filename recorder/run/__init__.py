@@ -1,0 +1,1 @@
+"""A run: planning cases × designs × repetitions, recording them, the manifest, `--resume`, early stops."""

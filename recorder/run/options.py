@@ -1,0 +1,36 @@
+"""What `wismo record` is asked to do: the one options object the CLI builds and the run reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recorder.agent.loop import Budgets
+from recorder.designs.choose import DesignSpec
+
+
+@dataclass(frozen=True)
+class RecordOptions:
+    """Everything `wismo record` is asked to do."""
+
+    provider: str = "scripted"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    designs: tuple[str, ...] | None = None  # picked and ordered (--designs); None: built-in, then brought
+    servers: tuple[DesignSpec, ...] = ()  # designs brought with --server (or built-in ones replaced)
+    headers: tuple[tuple[str, str, str], ...] = ()  # (design, header, value template) for HTTP designs
+    baseline: str | None = None  # the design every other is compared with; None: the first
+    repetitions: int = 3
+    case_ids: tuple[str, ...] | None = None
+    dataset_dir: Path | None = None
+    concurrency: int = 4
+    budgets: Budgets = field(default_factory=Budgets)
+    out_dir: Path = Path("runs")
+    run_id: str | None = None
+    command_line: tuple[str, ...] = ()
+    structured_output: str = "auto"
+    tool_choice: str = "auto"
+    reasoning_effort: str | None = None
+    prompt_cache: bool = True
+    strict_tools: bool = False
