@@ -13,7 +13,7 @@ import duckdb
 
 from core.errors import RunFormatError
 from core.runformat import CLAIMS_FILE, COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, SCORES_FILE
-from core.runformat.read import read_manifest
+from core.runformat.read import read_manifest_json
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000
@@ -51,9 +51,9 @@ class RunDatabase:
                  seed: int = DEFAULT_SEED) -> None:
         self.run_dir = Path(run_dir)
         if not self.run_dir.is_dir() or not (self.run_dir / MANIFEST_FILE).is_file():
-            read_manifest(self.run_dir)  # raises the RunFormatError that says what is missing
+            read_manifest_json(self.run_dir)  # raises the RunFormatError that says what is missing
         if not (self.run_dir / EVENTS_FILE).is_file():
-            read_manifest(self.run_dir)  # a broken manifest is the first thing to report
+            read_manifest_json(self.run_dir)  # a broken manifest is the first thing to report
             raise RunFormatError(f"{self.run_dir / EVENTS_FILE}: missing (the run recorded nothing)")
         self.con = duckdb.connect()
         try:
@@ -63,7 +63,7 @@ class RunDatabase:
             self._load()
         except duckdb.Error as exc:
             self.close()
-            read_manifest(self.run_dir)  # a manifest that is not JSON gets its precise message here
+            read_manifest_json(self.run_dir)  # a manifest that is not JSON gets its precise message here
             raise RunFormatError(f"{self.run_dir}: DuckDB cannot read the run: {exc}") from None
         except BaseException:
             self.close()

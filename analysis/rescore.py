@@ -13,6 +13,7 @@ from core.errors import RunFormatError, WismoError
 from core.runformat import EVENTS_FILE, SCORES_FILE
 from core.runformat.events import Score, ScoreRecorded
 from core.runformat.lock import run_lock
+from core.runformat.manifest import Manifest
 from core.runformat.read import live_attempts, read_event_lines, read_manifest
 from core.runformat.write import EventWriter
 
@@ -28,9 +29,9 @@ class RescoreResult:
     unreadable_lines: list[int] = field(default_factory=list)  # events.jsonl lines that are not events
 
 
-def _expectations(manifest: dict[str, Any], dataset: Dataset | None) -> tuple[dict[str, dict[str, Any]], str]:
+def _expectations(manifest: Manifest, dataset: Dataset | None) -> tuple[dict[str, dict[str, Any]], str]:
     if dataset is None:
-        return {c["caseId"]: c["expected"] for c in manifest["cases"]}, manifest["dataset"]["hash"]
+        return {c.caseId: c.expected for c in manifest.cases}, manifest.dataset.hash
     return {c.caseId: c.expectation() for c in dataset.cases}, dataset.content_hash
 
 
@@ -41,7 +42,7 @@ def rescore(run_dir: Path, dataset_dir: Path | None = None) -> RescoreResult:
         return _rescore(run_dir, manifest, dataset_dir)
 
 
-def _rescore(run_dir: Path, manifest: dict[str, Any], dataset_dir: Path | None) -> RescoreResult:
+def _rescore(run_dir: Path, manifest: Manifest, dataset_dir: Path | None) -> RescoreResult:
     """Score every finished conversation's parsed answer against the expectations and append scores.jsonl.
 
     Without --dataset the manifest's own expectations are used (after a scorer change); with it, the
@@ -57,7 +58,7 @@ def _rescore(run_dir: Path, manifest: dict[str, Any], dataset_dir: Path | None) 
     if not finished:
         raise RunFormatError(f"{run_dir / EVENTS_FILE}: no finished conversation to score")
     started = {(e["conversationId"], e["attempt"]): e for _, e in lines.events if e["type"] == "conversation_started"}
-    writer = EventWriter(run_dir / SCORES_FILE, manifest["runId"])
+    writer = EventWriter(run_dir / SCORES_FILE, manifest.runId)
     changed, passed = [], 0
     try:
         for event in finished:

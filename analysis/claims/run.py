@@ -18,6 +18,7 @@ from core.domain.evidence import Evidence
 from core.runformat import CLAIMS_FILE, EVENTS_FILE
 from core.runformat.events import ClaimFound, SummaryChecked
 from core.runformat.lock import run_lock
+from core.runformat.manifest import Manifest
 from core.runformat.read import live_attempts, read_event_lines, read_manifest
 from core.runformat.write import run_line, write_failure
 
@@ -51,7 +52,7 @@ def check_run(run_dir: Path) -> ClaimsResult:
         return _check_run(run_dir, manifest)
 
 
-def _check_run(run_dir: Path, manifest: dict[str, Any]) -> ClaimsResult:
+def _check_run(run_dir: Path, manifest: Manifest) -> ClaimsResult:
     lines = read_event_lines(run_dir / EVENTS_FILE)
     live = live_attempts(lines.events)
     by_conversation: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -62,7 +63,7 @@ def _check_run(run_dir: Path, manifest: dict[str, Any]) -> ClaimsResult:
     out: list[dict[str, Any]] = []
     by_kind: dict[str, int] = defaultdict(int)
     checked = with_findings = 0
-    run_id = manifest["runId"]
+    run_id = manifest.runId
     for conversation, events in by_conversation.items():
         finished = next((e for e in events if e["type"] == "conversation_finished"), None)
         started = next((e for e in events if e["type"] == "conversation_started"), None)

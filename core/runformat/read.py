@@ -1,7 +1,8 @@
 """Readers of a run folder: the manifest and the event lines, reporting file:line on bad input.
 
-These readers use only the standard library on the hot path (the analysis reads runs with DuckDB and
-must start fast); `read_manifest` validates against the pydantic model only when asked to.
+Runs are read into the same models they are written from: `read_manifest` returns the Manifest model
+(core.runformat.manifest). The event lines stay plain dicts on this path: a resume reads every line of
+a large run, and the analysis reads events with DuckDB, not here.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from core.errors import RunFormatError
 from core.runformat import MANIFEST_FILE, SCHEMA_VERSION
+from core.runformat.manifest import Manifest
 
 
 @dataclass
@@ -51,10 +55,11 @@ def read_event_lines(path: Path) -> EventLines:
     return result
 
 
-def read_manifest(run_dir: Path, *, validate: bool = False) -> dict[str, Any]:
-    """Load a run's manifest or raise a RunFormatError that says what is wrong.
+def read_manifest_json(run_dir: Path) -> dict[str, Any]:
+    """A run's manifest as JSON, its schema version checked; a RunFormatError says what is wrong.
 
-    validate=True also holds it against the Manifest model and names the first field that is wrong.
+    The analysis reads a run with DuckDB and needs only to know the manifest is there and readable;
+    everything else reads the typed `read_manifest`.
     """
     path = run_dir / MANIFEST_FILE
     if not run_dir.is_dir():
@@ -65,23 +70,25 @@ def read_manifest(run_dir: Path, *, validate: bool = False) -> dict[str, Any]:
         raise RunFormatError(f"{path}: missing (is {run_dir} a run folder made by `wismo record`?)") from None
     except json.JSONDecodeError as exc:
         raise RunFormatError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    except UnicodeDecodeError as exc:
+        raise RunFormatError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not isinstance(manifest, dict):
         raise RunFormatError(f"{path}: not a JSON object")
     if manifest.get("schemaVersion") != SCHEMA_VERSION:
         raise RunFormatError(f"{path}: schema version {manifest.get('schemaVersion')!r}; "
                              f"this wismo reads version {SCHEMA_VERSION}")
-    if validate:
-        from pydantic import ValidationError
-
-        from core.runformat.manifest import Manifest
-
-        try:
-            Manifest.model_validate(manifest)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise RunFormatError(f"{path}: {where}: {first['msg']}") from None
     return manifest
+
+
+def read_manifest(run_dir: Path) -> Manifest:
+    """A run's manifest read into the model it was written from; a RunFormatError names the first wrong field."""
+    raw = read_manifest_json(run_dir)
+    try:
+        return Manifest.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise RunFormatError(f"{run_dir / MANIFEST_FILE}: {where}: {first['msg']}") from None
 
 
 def live_attempts(events: list[tuple[int, dict[str, Any]]]) -> dict[str, int]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import WismoError
+from core.runformat.manifest import DesignSource, Manifest
 from core.runformat.redact import strip_url_secrets
 from recorder.designs.mcp_client import ServerTarget, server_command
 
@@ -170,30 +171,30 @@ def choose_designs(servers: Sequence[DesignSpec] = (), designs: Sequence[str] | 
     return DesignChoice(tuple(available[d] for d in order), chosen, built_in(REFERENCE, dataset_dir))
 
 
-def designs_of_run(manifest: Mapping[str, Any], dataset_dir: Path | str | None,
+def designs_of_run(manifest: Manifest, dataset_dir: Path | str | None,
                    headers: Sequence[tuple[str, str, str]] = ()) -> tuple[DesignSpec, ...]:
     """A recorded run's designs as its manifest says they were served (a resume starts the same servers).
 
     Header values were never written: a design reached with headers needs them given again (--header).
     """
-    sources = manifest.get("designSources") or {}
+    sources = manifest.designSources
     given: dict[str, list[tuple[str, str]]] = {}
     for design, header, template in headers:
         given.setdefault(design, []).append((header, template))
     specs = []
-    for name in manifest["designs"]:
-        source = sources.get(name) or {"builtIn": True}
-        if source.get("builtIn"):
+    for name in manifest.designs:
+        source = sources.get(name) or DesignSource(builtIn=True)
+        if source.builtIn:
             specs.append(built_in(name, dataset_dir))
-        elif source.get("url"):
-            wanted = [h.lower() for h in source.get("headers") or []]
+        elif source.url:
+            wanted = [h.lower() for h in source.headers]
             missing = sorted(set(wanted) - {h.lower() for h, _ in given.get(name, [])})
             if missing:
                 raise WismoError(f"design {name} was reached with the header(s) {', '.join(missing)}, whose values "
                                  f"are never stored: give them again with --header '{name}=Header: value'")
-            specs.append(DesignSpec(name, url=source["url"], headers=tuple(given.get(name, []))))
+            specs.append(DesignSpec(name, url=source.url, headers=tuple(given.get(name, []))))
         else:
-            specs.append(DesignSpec(name, command=tuple(source.get("command") or ())))
+            specs.append(DesignSpec(name, command=tuple(source.command or ())))
     for spec in specs:
         spec.header_values()
     return tuple(specs)

@@ -53,7 +53,7 @@ def dataset_reference(dataset: Dataset) -> str:
 
 
 def build_manifest(run_id: str, options: RecordOptions, choice: DesignChoice, provider: Provider, dataset: Dataset,
-                   plans: list[ConversationPlan], servers: dict[str, ToolServer], redactor: Redactor) -> dict[str, Any]:
+                   plans: list[ConversationPlan], servers: dict[str, ToolServer], redactor: Redactor) -> Manifest:
     # The order size the crossover view plots against (a case about a missing order has none).
     lines = {order.orderId: len(order.items) for order in dataset.records.orders}
     # Built through the model, so the manifest cannot hold a field the run format does not define.
@@ -94,7 +94,12 @@ def build_manifest(run_id: str, options: RecordOptions, choice: DesignChoice, pr
         "resumes": [],
         "commandLine": redact_command_line(options.command_line, redactor),
         "host": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
-    }).model_dump(mode="json")
+    })
+
+
+def with_changes(manifest: Manifest, changes: dict[str, Any]) -> Manifest:
+    """The manifest with some top-level fields replaced (given as JSON), validated again like the first."""
+    return Manifest.model_validate({**manifest.model_dump(mode="json"), **changes})
 
 
 def design_sources(choice: DesignChoice, servers: dict[str, ToolServer]) -> dict[str, dict[str, Any]]:
@@ -126,12 +131,13 @@ def provider_settings(name: str, model: str | None, base_url: str | None, api_ke
                             reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools)
 
 
-def settings_of_run(manifest: dict[str, Any], base_url: str | None) -> ProviderSettings:
+def settings_of_run(manifest: Manifest, base_url: str | None) -> ProviderSettings:
     """The provider settings a run was recorded with: a resume sends what the run sent (model, base URL,
     answer format, tool choice, reasoning effort, cache markers, tool strictness)."""
-    sent = manifest["provider"].get("options") or {}
-    return provider_settings(manifest["provider"]["name"], manifest["model"], base_url, manifest.get("apiKeyEnv"),
-                             manifest.get("structuredOutput"), manifest.get("toolChoice"),
-                             reasoning_effort=sent.get("reasoningEffort"),
-                             prompt_cache=sent.get("promptCaching") != "off",
-                             strict_tools=bool(sent.get("strictTools")))
+    sent = manifest.provider.options
+    answer_format = manifest.structuredOutput.model_dump(mode="json") if manifest.structuredOutput else None
+    return provider_settings(manifest.provider.name, manifest.model, base_url, manifest.apiKeyEnv,
+                             answer_format, manifest.toolChoice,
+                             reasoning_effort=sent.reasoningEffort,
+                             prompt_cache=sent.promptCaching != "off",
+                             strict_tools=sent.strictTools)

@@ -29,6 +29,7 @@ from core.errors import WismoError
 from core.runformat import COMPARISON_FILE, EVENTS_FILE, LOGS_DIR, MANIFEST_FILE
 from core.runformat.events import FAULT_STATUSES, RunFinished, RunStarted
 from core.runformat.lock import run_lock
+from core.runformat.manifest import Manifest
 from core.runformat.redact import Redactor
 from core.runformat.write import (
     ConversationLog,
@@ -47,7 +48,7 @@ from recorder.providers.base import Provider
 from recorder.providers.tokens import vocabulary_ready
 from recorder.run.fault_watch import FaultWatch
 from recorder.run.local_server import AbandonedRequests
-from recorder.run.manifest import build_manifest, provider_settings, request_shape
+from recorder.run.manifest import build_manifest, provider_settings, request_shape, with_changes
 from recorder.run.options import RecordOptions
 
 ERROR_STATUSES = FAULT_STATUSES
@@ -175,7 +176,7 @@ class _Runner:
     returns only once no conversation is left running, so the servers are never closed under one.
     """
 
-    def __init__(self, provider: Provider, servers: dict[str, ToolServer], manifest: dict[str, Any],
+    def __init__(self, provider: Provider, servers: dict[str, ToolServer], manifest: Manifest,
                  writer: EventWriter, budgets: Budgets, concurrency: int, progress: Progress,
                  redactor: Redactor | None = None) -> None:
         self.provider, self.servers, self.manifest, self.writer = provider, servers, manifest, writer
@@ -257,13 +258,13 @@ class _Runner:
                 self.abort(stop)
 
 
-def question_for(manifest: dict[str, Any], asks: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+def question_for(manifest: Manifest, asks: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
     """The instructions and answer schema the manifest recorded for a case asking these fields."""
-    for kind in manifest.get("questionKinds") or []:
-        if tuple(kind["asks"]) == asks:
-            return kind["instructions"], kind["answerSchema"]
+    for kind in manifest.questionKinds:
+        if tuple(kind.asks) == asks:
+            return kind.instructions, kind.answerSchema
     if asks == DEFAULT_ASKS:  # a run recorded before questionKinds existed asked only the default question
-        return manifest["instructions"], manifest["answerSchema"]
+        return manifest.instructions, manifest.answerSchema
     raise WismoError(f"the manifest records no instructions for a case asking {', '.join(asks)}")
 
 
@@ -396,7 +397,7 @@ async def _record_in(run_dir: Path, run_id: str, options: RecordOptions, choice:
                              f"(see {run_dir / COMPARISON_FILE})")
         servers = {d: servers[d] for d in choice.names}
         manifest = build_manifest(run_id, options, choice, provider, dataset, plans, servers, redactor)
-        write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
+        write_manifest(run_dir, manifest, redactor)
         writer = EventWriter(run_dir / EVENTS_FILE, run_id, redactor)
         writer.write(RunStarted(wismoVersion=__version__, planned=len(plans)))
         progress.start(len(plans), 0)
@@ -417,7 +418,12 @@ async def run_work(runner: _Runner, work: list[tuple[ConversationPlan, int]]) ->
             task.uncancel()  # handled: closing the servers and writing the last lines must not be cancelled
 
 
-def finish_run(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], runner: _Runner,
+def write_manifest(run_dir: Path, manifest: Manifest, redactor: Redactor) -> None:
+    """Write manifest.json from its model (atomically, secrets scrubbed)."""
+    write_json_atomic(run_dir / MANIFEST_FILE, manifest.model_dump(mode="json"), redactor)
+
+
+def finish_run(writer: EventWriter, run_dir: Path, manifest: Manifest, runner: _Runner,
             redactor: Redactor) -> None:
     errored = sum(o.status in ERROR_STATUSES for _, o in runner.outcomes)
     aborted = runner.aborted or ("interrupted (Ctrl-C or a signal)" if runner.interrupted else None)
@@ -425,9 +431,8 @@ def finish_run(writer: EventWriter, run_dir: Path, manifest: dict[str, Any], run
         writer.write(RunFinished(conversations=len(runner.outcomes), errored=errored, aborted=aborted,
                                  serverRestarts={d: s.restarts for d, s in runner.servers.items()}))
         writer.close()
-        manifest.update(request_shape(runner.provider))
-        manifest["finishedAt"] = now_iso()
-        write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
+        finished = with_changes(manifest, {**request_shape(runner.provider), "finishedAt": now_iso()})
+        write_manifest(run_dir, finished, redactor)
     except RunWriteError as exc:
         runner.write_error = runner.write_error or exc
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
 
 from core import __version__
 from core.domain.dataset import Dataset, load_dataset
 from core.domain.fields import DEFAULT_ASKS
 from core.errors import WismoError
-from core.runformat import EVENTS_FILE, MANIFEST_FILE
+from core.runformat import EVENTS_FILE
 from core.runformat.events import AttemptSuperseded, RunResumed
 from core.runformat.lock import run_lock
+from core.runformat.manifest import Manifest, ResumeEntry
 from core.runformat.read import EventLines, read_event_lines, read_manifest
 from core.runformat.redact import Redactor, strip_url_secrets
-from core.runformat.write import EventWriter, now_iso, write_failure, write_json_atomic
+from core.runformat.write import EventWriter, now_iso, write_failure
 from recorder.agent.loop import Budgets, ConversationPlan
 from recorder.designs.choose import DesignSpec, designs_of_run
 from recorder.providers import create_provider
@@ -34,24 +34,24 @@ from recorder.run.record import (
     finish_run,
     run_work,
     start_run_servers,
+    write_manifest,
 )
 
 
-def _plans_from_manifest(manifest: dict[str, Any], dataset: Dataset) -> list[ConversationPlan]:
-    cases = {c["caseId"]: c for c in manifest["cases"]}
+def _plans_from_manifest(manifest: Manifest) -> list[ConversationPlan]:
+    cases = {c.caseId: c for c in manifest.cases}
     plans = []
-    for entry in manifest["plan"]:
-        case = cases[entry["caseId"]]
-        plans.append(ConversationPlan(entry["conversationId"], entry["caseId"], case["orderId"], case["question"],
-                                      entry["design"], entry["repetition"], entry["pairIndex"],
-                                      entry["pairPosition"], case["expected"],
-                                      tuple(case.get("asks") or DEFAULT_ASKS)))
+    for entry in manifest.plan:
+        case = cases[entry.caseId]
+        plans.append(ConversationPlan(entry.conversationId, entry.caseId, case.orderId, case.question,
+                                      entry.design, entry.repetition, entry.pairIndex, entry.pairPosition,
+                                      case.expected, tuple(case.asks or DEFAULT_ASKS)))
     return plans
 
 
-def _resume_base_url(manifest: dict[str, Any], base_url: str | None) -> str | None:
+def _resume_base_url(manifest: Manifest, base_url: str | None) -> str | None:
     """The manifest's base URL, or the one given to supply the credentials it was stored without."""
-    stored = manifest.get("baseUrl")
+    stored = manifest.baseUrl
     if base_url is None:
         return stored
     if strip_url_secrets(base_url) != stored:
@@ -60,7 +60,7 @@ def _resume_base_url(manifest: dict[str, Any], base_url: str | None) -> str | No
     return base_url
 
 
-def _read_for_resume(run_dir: Path) -> dict[str, Any]:
+def _read_for_resume(run_dir: Path) -> Manifest:
     if abandoned_start(run_dir):
         raise WismoError(f"{run_dir} was stopped during start-up, before its manifest was written, so there is "
                          f"nothing to resume: start it again with the same `wismo record` command (its --run-id "
@@ -80,17 +80,17 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
     progress = progress or SilentProgress()
     with run_lock(run_dir, "wismo record --resume"):
         manifest = _read_for_resume(run_dir)
-        folder = manifest["dataset"]["folder"]
+        folder = manifest.dataset.folder
         dataset = load_dataset(None if folder == "default" else Path(folder))
-        if dataset.content_hash != manifest["dataset"]["hash"]:
+        if dataset.content_hash != manifest.dataset.hash:
             raise WismoError(f"the dataset at {dataset.folder} changed since {run_dir} was recorded "
-                             f"({dataset.content_hash[:19]} ≠ {manifest['dataset']['hash'][:19]}); cannot resume")
+                             f"({dataset.content_hash[:19]} ≠ {manifest.dataset.hash[:19]}); cannot resume")
         for warning in dataset.warnings:
             progress.warn(warning)
         base_url = _resume_base_url(manifest, base_url)
         events_path = run_dir / EVENTS_FILE
         lines = read_event_lines(events_path) if events_path.exists() else None
-        plans = _plans_from_manifest(manifest, dataset)
+        plans = _plans_from_manifest(manifest)
         todo = plan_resume(lines.events if lines else [], [p.conversation_id for p in plans], keep_errors=keep_errors)
         if not todo.rerun and not todo.supersede and lines is not None and lines.ends_with_newline:
             return RunResult(run_dir, [], todo.kept, nothing_to_do=True)
@@ -98,8 +98,8 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
         # The same servers: wismo's own, the commands recorded, the URLs (with the headers given again).
         designs = designs_of_run(manifest, None if folder == "default" else Path(folder), headers)
         # A resumed run sends what the run settled on: the same answer format, tool choice and options.
-        provider = create_provider(manifest["provider"]["name"], settings_of_run(manifest, base_url))
-        redactor = Redactor.from_environment(manifest.get("apiKeyEnv"), [base_url]).with_secrets(
+        provider = create_provider(manifest.provider.name, settings_of_run(manifest, base_url))
+        redactor = Redactor.from_environment(manifest.apiKeyEnv, [base_url]).with_secrets(
             value for spec in designs for value in spec.secret_values())
         try:
             result = await _resume_in(run_dir, manifest, dataset, plans, todo, lines, provider, redactor,
@@ -109,7 +109,7 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
         return end_run(result, after)
 
 
-async def _resume_in(run_dir: Path, manifest: dict[str, Any], dataset: Dataset, plans: list[ConversationPlan],
+async def _resume_in(run_dir: Path, manifest: Manifest, dataset: Dataset, plans: list[ConversationPlan],
                      todo: ResumePlan, lines: EventLines | None, provider: Provider, redactor: Redactor,
                      concurrency: int | None, command_line: Sequence[str], progress: Progress,
                      designs: Sequence[DesignSpec]) -> RunResult:
@@ -123,24 +123,24 @@ async def _resume_in(run_dir: Path, manifest: dict[str, Any], dataset: Dataset, 
         except OSError as exc:
             raise write_failure(events_path, exc) from None
         repaired = lines.line_count
-    writer = EventWriter(events_path, manifest["runId"], redactor)
+    writer = EventWriter(events_path, manifest.runId, redactor)
     for mark in todo.supersede:
         writer.write(AttemptSuperseded(conversationId=mark.conversation_id, attempt=mark.attempt, reason=mark.reason))
     work = [(plan, todo.rerun[plan.conversation_id]) for plan in plans if plan.conversation_id in todo.rerun]
     skipped = len(plans) - len(work)
     writer.write(RunResumed(wismoVersion=__version__, repairedLine=repaired, supersededAttempts=len(todo.supersede),
                             alreadyComplete=skipped))
-    manifest["resumes"].append({"at": now_iso(), "commandLine": redact_command_line(command_line, redactor),
-                                "rerun": len(work), "repairedLine": repaired})
-    manifest["finishedAt"] = None
-    write_json_atomic(run_dir / MANIFEST_FILE, manifest, redactor)
-    budgets = Budgets(manifest["budgets"]["maxTurns"], manifest["budgets"]["maxToolCalls"],
-                      manifest["budgets"]["requestTimeoutS"], manifest["budgets"]["conversationDeadlineS"])
+    resumed = ResumeEntry(at=now_iso(), commandLine=redact_command_line(command_line, redactor), rerun=len(work),
+                          repairedLine=repaired)
+    manifest = manifest.model_copy(update={"resumes": [*manifest.resumes, resumed], "finishedAt": None})
+    write_manifest(run_dir, manifest, redactor)
+    limits = manifest.budgets
+    budgets = Budgets(limits.maxTurns, limits.maxToolCalls, limits.requestTimeoutS, limits.conversationDeadlineS)
     progress.start(len(plans), skipped)
     async with AsyncExitStack() as stack:
         targets = {spec.name: spec.target() for spec in designs}
         servers = await start_run_servers(stack, targets, run_dir) if work else {}
-        runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest["concurrency"],
+        runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest.concurrency,
                          progress, redactor)
         await run_work(runner, work)
         finish_run(writer, run_dir, manifest, runner, redactor)

@@ -423,6 +423,7 @@ def _answered(body: dict[str, Any]) -> bool:
 def test_record_passes_the_options_through_and_the_manifest_records_them(tmp_path, provider, prefix, flags, options):
     from click.testing import CliRunner
 
+    from core.runformat.read import read_manifest
     from recorder.run.manifest import settings_of_run
     from tests.recorder.test_provider_loop import answer
     from wismo.cli import cli
@@ -453,6 +454,6 @@ def test_record_passes_the_options_through_and_the_manifest_records_them(tmp_pat
             assert body["output_config"]["effort"] == "high" and _marked(body) == []
             assert_messages_body(body)
     # A resume sends what the run sent.
-    settings = settings_of_run(manifest, manifest["baseUrl"])
+    settings = settings_of_run(read_manifest(tmp_path / "opts"), manifest["baseUrl"])
     assert (settings.reasoning_effort, settings.prompt_cache, settings.strict_tools) == \
         (options["reasoningEffort"], options["promptCaching"] != "off", options["strictTools"])

@@ -42,7 +42,7 @@ def run_designs(result: RunResult) -> list[str]:
 
     seen = list(dict.fromkeys(plan.design for plan, _ in result.outcomes))
     try:
-        listed = [d for d in read_manifest(result.run_dir).get("designs") or [] if isinstance(d, str)]
+        listed = read_manifest(result.run_dir).designs
     except WismoError:  # an unreadable manifest is validate's to report; the table still prints
         listed = []
     return list(dict.fromkeys([*listed, *seen]))

@@ -14,7 +14,7 @@ from analysis.crossover import crossover_of_runs
 from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
 from analysis.prices import PriceBook
 from core.errors import WismoError
-from core.runformat.read import read_manifest
+from core.runformat.read import read_manifest_json
 from wismo.sitegen.build import build_site
 from wismo.sitegen.mixing import check_mixing
 from wismo.sitegen.output import check_output
@@ -45,7 +45,9 @@ def newest_run(runs_dir: Path) -> Path:
     if runs_dir.is_dir():
         for folder in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
             try:
-                manifest = read_manifest(folder)
+                # Only the start time is needed to pick the newest: the whole manifest is validated when
+                # the chosen run is analysed (a 100,000-conversation plan is not validated per folder).
+                manifest = read_manifest_json(folder)
             except WismoError:
                 continue
             started = _started_at(manifest)
