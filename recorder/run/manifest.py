@@ -80,7 +80,7 @@ def build_manifest(run_id: str, options: RecordOptions, choice: DesignChoice, pr
         "repetitions": options.repetitions,
         "concurrency": options.concurrency,
         "budgets": options.budgets.to_json(),
-        **request_shape(provider),
+        **provider.request_shape(),
         "instructions": build_instructions(dataset.records.clock),
         "answerSchema": ANSWER_SCHEMA,
         "questionKinds": [{"asks": list(asks), "instructions": build_instructions(dataset.records.clock, asks),
@@ -107,11 +107,6 @@ def design_sources(choice: DesignChoice, servers: dict[str, ToolServer]) -> dict
     """Per design: its command or URL (no secrets), the headers it was sent by name, its name and version."""
     return {spec.name: {**spec.source(), "serverName": servers[spec.name].server_name,
                         "serverVersion": servers[spec.name].server_version} for spec in choice.designs}
-
-
-def request_shape(provider: Provider) -> dict[str, Any]:
-    """The manifest's structuredOutput and toolChoice, for a provider that lets the user choose them."""
-    return provider.request_shape()
 
 
 def provider_settings(name: str, model: str | None, base_url: str | None, api_key_env: str | None,

@@ -48,7 +48,7 @@ from recorder.providers.base import Provider
 from recorder.providers.tokens import vocabulary_ready
 from recorder.run.fault_watch import FaultWatch
 from recorder.run.local_server import AbandonedRequests
-from recorder.run.manifest import build_manifest, provider_settings, request_shape, with_changes
+from recorder.run.manifest import build_manifest, provider_settings, with_changes
 from recorder.run.options import RecordOptions
 
 ERROR_STATUSES = FAULT_STATUSES
@@ -434,7 +434,7 @@ def finish_run(writer: EventWriter, run_dir: Path, manifest: Manifest, runner: _
         writer.write(RunFinished(conversations=len(runner.outcomes), errored=errored, aborted=aborted,
                                  serverRestarts={d: s.restarts for d, s in runner.servers.items()}))
         writer.close()
-        finished = with_changes(manifest, {**request_shape(runner.provider), "finishedAt": now_iso()})
+        finished = with_changes(manifest, {**runner.provider.request_shape(), "finishedAt": now_iso()})
         write_manifest(run_dir, finished, redactor)
     except RunWriteError as exc:
         runner.write_error = runner.write_error or exc
