@@ -48,7 +48,7 @@ def run_costs(db: RunDatabase, book: PriceBook, *, price_as: str | None = None) 
     """Every finished conversation (live attempt) of a loaded run, priced response by response."""
     db.run_reading_script("load_turn_usage.sql")
     info = db.info
-    provider = info["provider"]
+    provider, vendor = info["provider"], info["pricing_vendor"]
     model, base_url = info["model"] or "", info["base_url"]
     costs = []
     for (conversation_id, case_id, design), group in groupby(
@@ -57,7 +57,8 @@ def run_costs(db: RunDatabase, book: PriceBook, *, price_as: str | None = None) 
         # A conversation without any model_response line has one row of nulls (load_turn_usage.sql).
         turns = [TurnUsage(TokenUsage(r["input_tokens"], r["output_tokens"], r["cached_tokens"], r["estimated"]),
                            r["model"], r["at"]) for r in rows if r["turn"] is not None]
-        cost = conversation_cost(book, turns, model=model, provider=provider, base_url=base_url, price_as=price_as)
+        cost = conversation_cost(book, turns, model=model, provider=provider, base_url=base_url, price_as=price_as,
+                                 vendor=vendor)
         dates = tuple(sorted({r["at"].date() for r in rows if r["at"] is not None}))
         costs.append(ConversationCost(conversation_id, case_id, design, cost, rows[0]["repetition"],
                                       bool(rows[0]["passed"]), dates))

@@ -22,12 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import WismoError
+from core.runformat.manifest import pricing_vendor
 
 MILLION = Decimal(1_000_000)
 PRICE_FILE_VERSION = 1
-# wismo's provider names → genai-prices provider ids; openai-chat talks to any server, so it is
-# looked up by its base URL (a local server matches no provider and stays unknown).
-LIBRARY_PROVIDERS = {"openai": "openai", "anthropic": "anthropic"}
 
 
 class PriceFileError(WismoError):
@@ -220,13 +218,17 @@ class PriceBook:
     overrides: PriceFile | None = None
     use_library: bool = True
     _library: PriceSource | None = field(default=None, init=False, repr=False)
-    # (model, provider, base URL) -> genai-prices' (ModelInfo, Provider), or why it has none: matching a
-    # model id is the same for every response, and a run has many responses of one model.
-    _matches: dict[tuple[str, str | None, str | None], Any] = field(default_factory=dict, init=False, repr=False)
+    # (model, provider, vendor, base URL) -> genai-prices' (ModelInfo, Provider), or why it has none: matching
+    # a model id is the same for every response, and a run has many responses of one model.
+    _matches: dict[tuple[str, str | None, str | None, str | None], Any] = field(default_factory=dict, init=False,
+                                                                                  repr=False)
 
     def price(self, usage: TokenUsage, model: str, *, provider: str | None = None, base_url: str | None = None,
-              at: datetime | None = None) -> Cost:
-        """The cost of one response's tokens as `model`, or unknown with the reason."""
+              at: datetime | None = None, vendor: str | None = None) -> Cost:
+        """The cost of one response's tokens as `model`, or unknown with the reason.
+
+        `provider` is the run's provider name and `vendor` the pricing vendor its manifest recorded.
+        """
         tokens_in, cached, tokens_out = usage.input_tokens or 0, usage.cached_tokens or 0, usage.output_tokens or 0
         notes = ("cached input not reported: all input priced at the input rate",) \
             if usage.cached_tokens is None and tokens_in else ()
@@ -236,7 +238,7 @@ class PriceBook:
             return Cost(usd, key, (self.overrides.source,), usage.estimated, notes=notes,
                         prices=(AppliedPrice(key, self.overrides.source, rate),))
         if self.use_library:
-            result = self._library_price(tokens_in, cached, tokens_out, model, provider, base_url, at)
+            result = self._library_price(tokens_in, cached, tokens_out, model, (provider, vendor, base_url), at)
             if isinstance(result, str):
                 return Cost(None, model, (), usage.estimated, unknown_reason=result)
             usd, applied = result
@@ -248,18 +250,15 @@ class PriceBook:
             self._library = library_source()
         return self._library
 
-    def _library_price(self, tokens_in: int, cached: int, tokens_out: int, model: str, provider: str | None,
-                       base_url: str | None, at: datetime | None) -> tuple[Decimal, AppliedPrice] | str:
+    def _library_price(self, tokens_in: int, cached: int, tokens_out: int, model: str,
+                       run: tuple[str | None, str | None, str | None],
+                       at: datetime | None) -> tuple[Decimal, AppliedPrice] | str:
         from genai_prices import Usage, calc_price  # imported when pricing, not by every analysis
 
-        where: dict[str, str] = {}
-        if provider in LIBRARY_PROVIDERS:
-            where["provider_id"] = LIBRARY_PROVIDERS[provider]
-        elif provider is not None:  # an OpenAI-compatible server: only a known provider's URL has a price
-            if not base_url:
-                return f"no price for {model}: provider {provider} has no base URL genai-prices knows"
-            where["provider_api_url"] = base_url
-        key = (model, provider, base_url)
+        where = library_lookup(model, *run)
+        if isinstance(where, str):
+            return where
+        key = (model, *run)
         match = self._matches.get(key)
         usage = None if match is not None else Usage(input_tokens=tokens_in, cache_read_tokens=cached,
                                                      output_tokens=tokens_out)  # costly: built when needed
@@ -293,6 +292,24 @@ class PriceBook:
         return AppliedPrice(info.id, self._library_source(), _library_rate(price), _library_since(info, price))
 
 
+def library_lookup(model: str, provider: str | None, vendor: str | None,
+                   base_url: str | None) -> dict[str, str] | str:
+    """How genai-prices is asked for a run's model: under its pricing vendor, else by its base URL; or why not.
+
+    The vendor is the one the run's manifest recorded (a run recorded before the field: the vendor its
+    provider name had then, core.runformat.manifest.pricing_vendor). A provider without one talks to
+    any server, so only a base URL genai-prices knows has a price (a local server stays unknown).
+    """
+    found = pricing_vendor(provider, vendor)
+    if found is not None:
+        return {"provider_id": found}
+    if provider is None:
+        return {}
+    if not base_url:
+        return f"no price for {model}: provider {provider} has no base URL genai-prices knows"
+    return {"provider_api_url": base_url}
+
+
 def _library_rate(price: Any) -> Rate | None:
     """genai-prices' ModelPrice as a Rate; None when a rate is tiered (not one Decimal)."""
     values = (price.input_mtok, getattr(price, "cache_read_mtok", None) or price.input_mtok, price.output_mtok)
@@ -312,7 +329,7 @@ def _library_since(model: Any, applied: Any) -> date | None:
 
 
 def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str, provider: str | None = None,
-                      base_url: str | None = None, price_as: str | None = None) -> Cost:
+                      base_url: str | None = None, price_as: str | None = None, vendor: str | None = None) -> Cost:
     """The sum of a conversation's responses, each priced as the model it named (else `model`).
 
     Estimated tokens (the scripted policy's) are priced only as `price_as`, every response as that
@@ -337,7 +354,7 @@ def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str
     for turn in reported:
         asked = price_as or turn.model or model
         cost = book.price(turn.usage, asked, provider=None if price_as else provider,
-                          base_url=None if price_as else base_url, at=turn.at)
+                          base_url=None if price_as else base_url, at=turn.at, vendor=None if price_as else vendor)
         if cost.usd is None:
             return Cost(None, asked, (), estimated, price_as, cost.unknown_reason)
         matched[cost.model or asked] = None

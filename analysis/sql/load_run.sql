@@ -31,7 +31,8 @@ SELECT m.runId AS run_id, m.schemaVersion AS schema_version, m.designs, m.repeti
        coalesce(m.baseline, m.designs[1]) AS baseline, m.designSources AS design_sources
 FROM (SELECT json_transform(content, '{
         "schemaVersion": "BIGINT", "runId": "VARCHAR", "designs": ["VARCHAR"], "repetitions": "BIGINT",
-        "provider": {"name": "VARCHAR", "label": "VARCHAR", "isLanguageModel": "BOOLEAN"},
+        "provider": {"name": "VARCHAR", "label": "VARCHAR", "isLanguageModel": "BOOLEAN",
+                     "pricingVendor": "VARCHAR"},
         "model": "VARCHAR", "baseUrl": "VARCHAR", "tokenCounts": "VARCHAR",
         "dataset": {"name": "VARCHAR", "hash": "VARCHAR", "clock": "VARCHAR"},
         "instructions": "VARCHAR", "tools": "JSON", "budgets": "JSON",

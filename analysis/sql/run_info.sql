@@ -2,8 +2,10 @@
 -- what the model was given (instructions, tools per design), with the cases as JSON, and how the
 -- requests were shaped (openai-chat's answer format and tool choice; null for other providers), the
 -- baseline every other design is compared with (the first design when the manifest names none) and
--- where each design's server came from (design_sources, JSON; null in runs recorded before).
+-- where each design's server came from (design_sources, JSON; null in runs recorded before), and the
+-- pricing vendor the provider recorded (null when it has none, or in runs recorded before the field).
 SELECT run_id, schema_version, provider.name AS provider, provider.label AS provider_label,
+       provider.pricingVendor AS pricing_vendor,
        coalesce(provider.isLanguageModel, false) AS is_language_model, model, base_url, token_counts,
        dataset.name AS dataset_name, dataset.hash AS dataset_hash, dataset.clock AS clock, designs,
        repetitions, instructions, tools, to_json(cases) AS cases, started_at, finished_at, budgets,

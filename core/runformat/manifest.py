@@ -37,12 +37,33 @@ class RequestOptions(_Model):
     strictTools: bool = _doc("function tools sent with strict: true (--strict-tools)", default=False)
 
 
+# Runs recorded before the manifest named its provider's pricing vendor: the vendor each provider
+# name had then. History, never extended: every provider names its own vendor in the runs it records
+# (its traits), and a test holds each name here to the vendor its provider still records.
+PRICING_VENDORS_BEFORE_THE_FIELD: dict[str, str] = {"openai": "openai", "anthropic": "anthropic"}
+
+
+def pricing_vendor(provider: str | None, recorded: str | None) -> str | None:
+    """The genai-prices provider id to price a run's models under: the one it recorded, else its name's then.
+
+    None: no vendor, so a language model's tokens are priced by the run's base URL.
+    """
+    if recorded is not None:
+        return recorded
+    return PRICING_VENDORS_BEFORE_THE_FIELD.get(provider or "")
+
+
 class ProviderInfo(_Model):
     """Which provider answered."""
 
     name: str = _doc("the provider's registry name (scripted, openai, anthropic, openai-chat)")
     label: str = _doc("a readable description (secrets stripped)")
     isLanguageModel: bool = _doc("false for the scripted policy")
+    pricingVendor: str | None = _doc(
+        "the genai-prices provider id its models are priced under (openai, anthropic); left out when it has none "
+        "(openai-chat: priced by the run's base URL; scripted: estimates). Runs recorded before this field are "
+        "priced by the vendor their provider name had then (PRICING_VENDORS_BEFORE_THE_FIELD in "
+        "core/runformat/manifest.py)", default=None, exclude_if=lambda vendor: vendor is None)
     options: RequestOptions = _doc("what it sent beyond the conversation", default_factory=RequestOptions)
 
 

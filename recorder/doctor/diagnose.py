@@ -1,10 +1,11 @@
 """`wismo doctor`: a handful of tiny requests that tell what an endpoint supports, and how to record with it.
 
-For openai-chat the probes are raw Chat Completions requests (recorder.doctor.chat_probes): which answer
-formats and tool choices the server accepts, whether the tools and the tool results reach the model.
-For openai and anthropic they go through the provider classes, exactly as `record` sends them. Then
-wismo's own first request (the real instructions, each design's tools, the first case's question)
-shows whether the model calls a tool where it matters. Doctor never writes a run.
+The provider's traits say how it is probed. `chat_completions` (openai-chat): raw Chat Completions
+requests (recorder.doctor.chat_probes): which answer formats and tool choices the server accepts,
+whether the tools and the tool results reach the model. `through_provider` (openai, anthropic): through
+the provider class, exactly as `record` sends them. Then wismo's own first request (the real
+instructions, each design's tools, the first case's question) shows whether the model calls a tool
+where it matters. Doctor never writes a run.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import math
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -21,14 +22,15 @@ from typing import Any
 from core.domain.answer import ANSWER_SCHEMA
 from core.domain.dataset import load_dataset
 from core.domain.linking import ToolSpec
+from core.errors import WismoError
 from recorder.agent.instructions import build_instructions
 from recorder.agent.loop import Budgets
 from recorder.designs.mcp_client import server_command, start_servers
 from recorder.doctor.chat_probes import AS_JSON, ONE, ORDER_TOOL, STATUS_SCHEMA, TWO, ChatProbes
 from recorder.doctor.report import Check, Diagnosis
-from recorder.providers import create_provider
-from recorder.providers._common import read_key
-from recorder.providers.base import Capabilities, ModelRequest, ModelResponse, Provider, ProviderError, ProviderSettings
+from recorder.providers import create_provider, traits_of
+from recorder.providers.base import DoctorProbes, ModelRequest, ModelResponse, Provider, ProviderError, ProviderSettings
+from recorder.providers.openai_chat import OpenAIChatProvider
 from recorder.run.local_server import is_local_url
 
 Report = Callable[[Check], None]
@@ -48,8 +50,11 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
                    report: Report | None = None) -> Diagnosis:
     """Probe the endpoint; `report` hears each check as it is made. Bad options raise WismoError."""
     tell = report or (lambda check: None)
+    traits = traits_of(provider_name)
+    if traits.doctor is None:
+        raise WismoError(f"wismo doctor has nothing to probe for the {provider_name} provider ({traits.about})")
     provider = create_provider(provider_name, _settings(model, base_url, api_key_env))
-    diagnosis = Diagnosis(provider_name, provider.model, base_url)
+    diagnosis = Diagnosis(provider_name, provider.model, base_url, base_url_required=traits.base_url == "required")
 
     def add(*checks: Check) -> None:
         for check in checks:
@@ -57,18 +62,15 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
             tell(check)
 
     try:
-        if not await _listed(provider, diagnosis, add, api_key_env, timeout_s):
+        if not await _listed(provider, diagnosis, add, timeout_s):
             return diagnosis
-        if provider_name == "openai-chat":
-            chosen = await _chat(provider, diagnosis, add, timeout_s)
-        else:
-            chosen = await _api(provider, diagnosis, add, timeout_s)
+        chosen = await PROBES[traits.doctor](provider, diagnosis, add, timeout_s)
     finally:
         await provider.aclose()
     if chosen is None:
         return diagnosis
     await _first_requests(diagnosis, chosen, add, dataset_dir, timeout_s)
-    if diagnosis.usable and provider_name == "openai-chat" and is_local_url(base_url):
+    if diagnosis.usable and traits.local_server and is_local_url(base_url):
         diagnosis.flags.append("--concurrency 1")
     if diagnosis.usable:
         diagnosis.flags += timeout_flags(diagnosis.latencies_s)
@@ -88,64 +90,35 @@ def timeout_flags(latencies_s: list[float]) -> list[str]:
     return [f"--request-timeout {timeout}", f"--deadline {max(4 * timeout, DEFAULT_DEADLINE_S)}"]
 
 
-async def _listed(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None], api_key_env: str | None,
-                  timeout_s: float) -> bool:
+async def _listed(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None], timeout_s: float) -> bool:
     """Reachable, and does it list the model; False when nothing else is worth asking."""
-    import anthropic
-    import openai
-
-    try:
-        if provider.name == "openai-chat":
-            client: Any = provider.client  # type: ignore[attr-defined]
-            ids = [m.id async for m in client.models.list(timeout=min(timeout_s, 30.0))]
-        else:
-            ids = [await _retrieve(provider, diagnosis.base_url, api_key_env, timeout_s)]
-    except (openai.NotFoundError, anthropic.NotFoundError):
-        ids = []
-    except (openai.APIError, anthropic.APIError) as err:
-        reason = " ".join(str(getattr(err, "message", err)).split())[:200]
-        if isinstance(err, (openai.AuthenticationError, anthropic.AuthenticationError,
-                            openai.PermissionDeniedError, anthropic.PermissionDeniedError)):
-            add(Check("key accepted", False, reason))
-            diagnosis.verdict = "the endpoint refused the key: record cannot work"
-            return False
-        if isinstance(err, (openai.APIConnectionError, anthropic.APIConnectionError)):
-            add(Check("reachable", False, reason))
-            diagnosis.verdict = "the endpoint cannot be reached: record cannot work"
-            return False
-        add(Check("reachable", True, "it answered"), Check("model listed", None, f"the model list failed: {reason}"))
+    listing = await provider.listed_models(min(timeout_s, 30.0))
+    if listing.failure == "auth":
+        add(Check("key accepted", False, listing.reason))
+        diagnosis.verdict = "the endpoint refused the key: record cannot work"
+        return False
+    if listing.failure == "unreachable":
+        add(Check("reachable", False, listing.reason))
+        diagnosis.verdict = "the endpoint cannot be reached: record cannot work"
+        return False
+    if listing.failure is not None:
+        add(Check("reachable", True, "it answered"),
+            Check("model listed", None, f"the model list failed: {listing.reason}"))
         return True
     add(Check("reachable", True, "the model list answered"))
-    if diagnosis.model in ids:
+    if diagnosis.model in listing.ids:
         add(Check("model listed", True, diagnosis.model))
     else:
-        known = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+        known = ", ".join(listing.ids[:5]) + (" …" if len(listing.ids) > 5 else "")
         add(Check("model listed", False, f"{diagnosis.model} is not among: {known or '(none)'}"))
     return True
 
 
-async def _retrieve(provider: Provider, base_url: str | None, api_key_env: str | None, timeout_s: float) -> str:
-    """The model id as the hosted API's models endpoint returns it (the key from the same variable as record's)."""
-    import anthropic
-    import openai
-
-    from recorder.providers import anthropic_messages, openai_responses
-
-    if provider.name == "openai":
-        key = read_key(api_key_env or openai_responses.DEFAULT_KEY_ENV, vendor="OpenAI")
-        sdk_client: Any = openai.AsyncOpenAI(api_key=key.value, base_url=base_url, max_retries=0)
-    else:
-        key = read_key(api_key_env or anthropic_messages.DEFAULT_KEY_ENV, vendor="Anthropic")
-        sdk_client = anthropic.AsyncAnthropic(api_key=key.value, base_url=base_url, max_retries=0)
-    try:
-        return (await sdk_client.models.retrieve(provider.model, timeout=min(timeout_s, 30.0))).id
-    finally:
-        await sdk_client.close()
-
-
-async def _chat(provider: Any, diagnosis: Diagnosis, add: Callable[..., None],
+async def _chat(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None],
                 timeout_s: float) -> dict[str, Any] | None:
     """The raw Chat Completions probes; the record settings they point to, or None when none would work."""
+    if not isinstance(provider, OpenAIChatProvider):  # they send through its openai client
+        raise WismoError(f"the {provider.name} provider declares chat_completions probes but is no OpenAIChatProvider")
     probes = ChatProbes(provider, timeout_s)
     basics, plain = await probes.basics()
     add(*basics)
@@ -211,14 +184,18 @@ async def _api(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None
 
 async def _stated_capabilities(provider: Provider, add: Callable[..., None]) -> None:
     """What the adapter knows the model supports (the vendor's Models API or documentation), with the source."""
-    describe = getattr(provider, "capabilities", None)
-    if not callable(describe):
+    found = await provider.capabilities()
+    if found is None:
         return
-    found: Capabilities = await describe()
     for label, support in (("prompt caching (stated)", found.caching),
                            ("structured output (stated)", found.structured_output),
                            ("reasoning (stated)", found.reasoning)):
         add(Check(label, support.supported, support.source))
+
+
+Probes = Callable[[Provider, Diagnosis, Callable[..., None], float], Awaitable[dict[str, Any] | None]]
+# How each kind of probing (a provider's traits.doctor) is done; the record settings it points to.
+PROBES: dict[DoctorProbes, Probes] = {"chat_completions": _chat, "through_provider": _api}
 
 
 async def _first_requests(diagnosis: Diagnosis, chosen: dict[str, Any], add: Callable[..., None],

@@ -30,6 +30,7 @@ class Diagnosis:
     provider: str
     model: str
     base_url: str | None
+    base_url_required: bool = False  # the provider cannot work without it: the record command repeats it
     checks: list[Check] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     usable: bool = False
@@ -44,7 +45,7 @@ class Diagnosis:
     def record_command(self) -> str:
         """The `wismo record` command line doctor suggests."""
         parts = ["wismo record", f"--provider {self.provider}"]
-        if self.base_url and self.provider == "openai-chat":
+        if self.base_url and self.base_url_required:
             parts.append(f"--base-url {self.base_url}")
         parts += [f"--model {self.model}", *self.flags]
         return " ".join(parts)

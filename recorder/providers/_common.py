@@ -1,17 +1,23 @@
-"""What the three API adapters share: reading the key, naming SDK failures, the strict answer schema."""
+"""What the three API adapters share: the SDK client, reading the key, naming SDK failures, the strict answer schema.
+
+`SdkProvider` is the part every adapter over the openai or anthropic SDK has (naming failures, listing
+models for `wismo doctor`, closing); `HostedProvider` adds the set-up the two hosted APIs share (the
+default model and key variable, the reasoning efforts the API knows, the retry policy, the client).
+"""
 
 from __future__ import annotations
 
 import copy
 import json
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 from core.errors import WismoError
-from recorder.providers.base import ProviderError
-from recorder.providers.retry import Failure
+from recorder.providers.base import ModelListing, ProviderBase, ProviderError, ProviderSettings
+from recorder.providers.retry import Failure, RetryPolicy, Sleep
 
 MESSAGE_LIMIT = 300
 
@@ -34,6 +40,81 @@ def read_key(env: str, *, vendor: str, required: bool = True) -> ApiKey:
         raise WismoError(f"{env} is not set: export your {vendor} API key in {env} "
                          f"(or name another variable with --api-key-env)")
     return ApiKey(env, value)
+
+
+class SdkProvider(ProviderBase):
+    """An adapter over a vendor SDK's client: how it names failures, lists models and closes."""
+
+    sdk: ModuleType  # the vendor SDK, imported when the provider is built
+    client: Any  # the SDK's async client
+    key: ApiKey
+    who: str  # who answered, in messages: "OpenAI", "the server at http://…"
+
+    def classify(self, err: BaseException) -> Failure | None:
+        """Name an SDK failure for the retry loop."""
+        return classify_sdk_error(err, self.sdk, who=self.who, key=self.key)
+
+    def parsed(self, value: Any) -> Any:
+        """The SDK's parsed response; a 2xx body that was not JSON is malformed_response."""
+        return require_parsed(value, who=self.who, key=self.key)
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections."""
+        await self.client.close()
+
+    async def model_listing(self, ask: Callable[[], Awaitable[list[str]]]) -> ModelListing:
+        """The model ids `ask` gets from the models API, or why it got none (a 404 lists nothing)."""
+        try:
+            return ModelListing(tuple(await ask()))
+        except self.sdk.NotFoundError:
+            return ModelListing()
+        except self.sdk.APIError as err:
+            reason = scrub(" ".join(str(getattr(err, "message", err)).split())[:200], self.key.value)
+            if isinstance(err, self.sdk.AuthenticationError | self.sdk.PermissionDeniedError):
+                return ModelListing(failure="auth", reason=reason)
+            if isinstance(err, self.sdk.APIConnectionError):  # a timeout is one too
+                return ModelListing(failure="unreachable", reason=reason)
+            return ModelListing(failure="other", reason=reason)
+
+
+class HostedProvider(SdkProvider):
+    """The set-up the OpenAI Responses and Anthropic Messages adapters share."""
+
+    vendor: ClassVar[str]  # "OpenAI": in the label, the messages and the missing-key hint
+    api: ClassVar[str]  # "Responses API": in the label and the messages
+    default_model: ClassVar[str]
+    default_key_env: ClassVar[str]
+    efforts: ClassVar[tuple[str, ...]]  # the reasoning efforts the API knows
+
+    def __init__(self, settings: ProviderSettings, *, sleep: Sleep | None = None,
+                 rand: Callable[[], float] | None = None) -> None:
+        self.sdk = self.import_sdk()
+        if settings.reasoning_effort is not None and settings.reasoning_effort not in self.efforts:
+            raise WismoError(f"--reasoning-effort {settings.reasoning_effort!r} is not one the {self.api} "
+                             f"knows ({', '.join(self.efforts)})")
+        self.model = settings.model or self.default_model
+        self.base_url = settings.base_url
+        self.label = f"{self.vendor} {self.api}, {self.model}"
+        self.who = self.vendor
+        self.key = read_key(settings.api_key_env or self.default_key_env, vendor=self.vendor)
+        self.effort = settings.reasoning_effort
+        self.strict_tools = settings.strict_tools
+        self.policy = RetryPolicy.from_settings(settings, sleep=sleep, rand=rand)
+        self.client = self.open_client()
+
+    def import_sdk(self) -> ModuleType:
+        """The vendor SDK, imported here so the offline path never loads it."""
+        raise NotImplementedError
+
+    def open_client(self) -> Any:
+        """The SDK's async client for the key and base URL, retrying nothing (call_with_retries does)."""
+        raise NotImplementedError
+
+    async def listed_models(self, timeout_s: float) -> ModelListing:
+        """The model as the hosted API's models endpoint returns it (`GET /v1/models/{id}`)."""
+        async def ask() -> list[str]:
+            return [(await self.client.models.retrieve(self.model, timeout=timeout_s)).id]
+        return await self.model_listing(ask)
 
 
 def scrub(text: str, secret: str | None) -> str:

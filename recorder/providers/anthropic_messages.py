@@ -18,18 +18,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 from core.domain.linking import ToolSpec
 from core.errors import WismoError
-from recorder.providers._common import (
-    classify_sdk_error,
-    dump,
-    read_key,
-    require_parsed,
-    strict_schema,
-    to_json_text,
-)
+from recorder.providers._common import HostedProvider, dump, strict_schema, to_json_text
 from recorder.providers.base import (
     Capabilities,
     EarlyStop,
@@ -37,10 +31,11 @@ from recorder.providers.base import (
     ModelResponse,
     ProviderError,
     ProviderSettings,
+    ProviderTraits,
     Support,
     Usage,
 )
-from recorder.providers.retry import Failure, Outcome, RetryPolicy, Sleep, call_with_retries
+from recorder.providers.retry import Outcome, Sleep, call_with_retries
 
 if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
     from anthropic.types import MessageParam
@@ -58,27 +53,27 @@ EARLY_STOPS: dict[str, EarlyStop] = {"max_tokens": "provider_limit", "model_cont
 CAPABILITIES_TIMEOUT_S = 30.0
 
 
-class AnthropicMessagesProvider:
+class AnthropicMessagesProvider(HostedProvider):
     """One stateless `messages.create` call per turn, with the whole history as messages."""
 
     name = "anthropic"
-    is_language_model = True
+    traits = ProviderTraits(
+        about="the Anthropic Messages API", is_language_model=True, model="optional", base_url="optional",
+        api_key_env="optional", local_server=False,
+        options={"reasoning_effort": "output_config.effort, low to max", "prompt_cache": "cache_control breakpoints",
+                 "strict_tools": "strict: true on tools"},
+        doctor="through_provider", pricing_vendor="anthropic")
+    vendor = "Anthropic"
+    api = "Messages API"
+    default_model = DEFAULT_MODEL
+    default_key_env = DEFAULT_KEY_ENV
+    efforts = EFFORTS
 
     def __init__(self, settings: ProviderSettings, *, sleep: Sleep | None = None,
                  rand: Callable[[], float] | None = None) -> None:
-        import anthropic  # imported here so the offline path never loads the SDK
-
-        if settings.reasoning_effort is not None and settings.reasoning_effort not in EFFORTS:
-            raise WismoError(f"--reasoning-effort {settings.reasoning_effort!r} is not one the Messages API "
-                             f"knows ({', '.join(EFFORTS)})")
-        self._sdk = anthropic
-        self.model = settings.model or DEFAULT_MODEL
-        self.label = f"Anthropic Messages API, {self.model}"
-        self._key = read_key(settings.api_key_env or DEFAULT_KEY_ENV, vendor="Anthropic")
+        super().__init__(settings, sleep=sleep, rand=rand)
         self._max_tokens = int(settings.extra.get("max_tokens", DEFAULT_MAX_TOKENS))
-        self._effort = settings.reasoning_effort
         self._cache = settings.prompt_cache
-        self._strict_tools = settings.strict_tools
         # "auto": structured output when the model supports it; "instructions": never ask for it.
         self._answer_mode = settings.extra.get("structured_output", "auto")
         if self._answer_mode not in ("auto", "instructions"):
@@ -88,14 +83,21 @@ class AnthropicMessagesProvider:
         self._asked_capabilities = self._answer_mode == "instructions"
         self._capabilities: Capabilities | None = None
         self._capabilities_lock = asyncio.Lock()
-        self._policy = RetryPolicy.from_settings(settings, sleep=sleep, rand=rand)
-        # base_url is the API root (the SDK adds /v1/messages), unlike the OpenAI SDK's .../v1.
-        self._client = anthropic.AsyncAnthropic(api_key=self._key.value, base_url=settings.base_url, max_retries=0)
+
+    def import_sdk(self) -> ModuleType:
+        """The anthropic SDK."""
+        import anthropic
+
+        return anthropic
+
+    def open_client(self) -> Any:
+        """An AsyncAnthropic client; base_url is the API root (the SDK adds /v1/messages), unlike the OpenAI SDK's."""
+        return self.sdk.AsyncAnthropic(api_key=self.key.value, base_url=self.base_url, max_retries=0)
 
     def request_options(self) -> dict[str, Any]:
         """What this adapter sends beyond the conversation, as the manifest records it."""
-        return {"reasoningEffort": self._effort, "promptCaching": "markers" if self._cache else "off",
-                "structuredOutput": self._answer_mode, "strictTools": self._strict_tools}
+        return {"reasoningEffort": self.effort, "promptCaching": "markers" if self._cache else "off",
+                "structuredOutput": self._answer_mode, "strictTools": self.strict_tools}
 
     async def capabilities(self) -> Capabilities:
         """What the model supports, from the Models API (`GET /v1/models/{id}`); asked once per adapter."""
@@ -108,9 +110,9 @@ class AnthropicMessagesProvider:
         caching = Support(True, "cache_control breakpoints (Anthropic prompt caching guide; the minimum "
                                 "cacheable prefix is 1,024 to 4,096 tokens depending on the model)")
         try:
-            info = await self._client.models.retrieve(self.model, timeout=CAPABILITIES_TIMEOUT_S)
-        except self._sdk.APIError as err:
-            failure = self._classify(err)
+            info = await self.client.models.retrieve(self.model, timeout=CAPABILITIES_TIMEOUT_S)
+        except self.sdk.APIError as err:
+            failure = self.classify(err)
             why = f"the Models API did not say ({failure.message if failure else type(err).__name__})"
             return Capabilities(caching, Support(None, why), Support(None, why))
         found = getattr(info, "capabilities", None)
@@ -135,15 +137,15 @@ class AnthropicMessagesProvider:
         """The body (sent as extra_body) and the messages of one request."""
         messages = to_messages(request.history)
         body: dict[str, Any] = {"system": request.instructions,
-                                "tools": [to_tool(tool, strict=self._strict_tools) for tool in request.tools]}
+                                "tools": [to_tool(tool, strict=self.strict_tools) for tool in request.tools]}
         if self._cache:
             body["system"] = [{"type": "text", "text": request.instructions, "cache_control": EPHEMERAL}]
             mark_cache_breakpoints(messages)
         output_config: dict[str, Any] = {}
         if structured:
             output_config["format"] = {"type": "json_schema", "schema": strict_schema(request.answer_schema)}
-        if self._effort is not None:
-            output_config["effort"] = self._effort
+        if self.effort is not None:
+            output_config["effort"] = self.effort
         if output_config:
             body["output_config"] = output_config
         return body, messages
@@ -165,7 +167,7 @@ class AnthropicMessagesProvider:
         else:
             if known is None:
                 self._structured = True
-        message = require_parsed(outcome.value, who="Anthropic", key=self._key)
+        message = self.parsed(outcome.value)
         content = list(getattr(message, "content", None) or [])
         stop_reason = getattr(message, "stop_reason", None)
         return ModelResponse(
@@ -187,20 +189,12 @@ class AnthropicMessagesProvider:
         async def attempt() -> Any:
             # extra_body skips the SDK's per-request TypedDict transform of the tools and system text; the
             # bytes sent are the same. (messages must stay a typed parameter: the SDK requires it.)
-            return await self._client.messages.create(model=self.model, max_tokens=self._max_tokens,
+            return await self.client.messages.create(model=self.model, max_tokens=self._max_tokens,
                                                       messages=cast("list[MessageParam]", messages),
                                                       extra_body=body,
                                                       timeout=request.timeout_s)
 
-        return await call_with_retries(attempt, self._classify, self._policy)
-
-    def _classify(self, err: BaseException) -> Failure | None:
-        """Name an SDK failure for the retry loop."""
-        return classify_sdk_error(err, self._sdk, who="Anthropic", key=self._key)
-
-    async def aclose(self) -> None:
-        """Close the SDK client's connections."""
-        await self._client.close()
+        return await call_with_retries(attempt, self.classify, self.policy)
 
 
 def _refuses_output_config(failure: ProviderError) -> bool:

@@ -16,8 +16,9 @@ Each adapter translates these to and from its API's wire format.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from core.domain.linking import ToolSpec
 
@@ -125,13 +126,55 @@ class Capabilities:
     reasoning: Support
 
 
+# The request options of `wismo record` a provider may honour (ProviderTraits.options), and their flags.
+RequestOption = Literal["reasoning_effort", "prompt_cache", "strict_tools", "structured_output", "tool_choice"]
+OPTION_FLAGS: dict[RequestOption, str] = {"reasoning_effort": "--reasoning-effort", "prompt_cache": "--no-cache",
+                                          "strict_tools": "--strict-tools", "structured_output": "--structured-output",
+                                          "tool_choice": "--tool-choice"}
+# Whether a connection setting (--model, --base-url, --api-key-env) applies: never, when given, or always.
+Use = Literal["unused", "optional", "required"]
+# How `wismo doctor` probes a provider: raw Chat Completions requests through the provider's openai
+# client (recorder.doctor.chat_probes), or requests through the provider's own complete().
+DoctorProbes = Literal["chat_completions", "through_provider"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProviderTraits:
+    """What a provider is and what it honours: declared once on its class (`traits`), checked when it is registered.
+
+    Everything wismo does differently for one provider than for another reads it from here; no other
+    code asks for a provider by name.
+    """
+
+    about: str  # what it talks to, in a few words (messages, docs)
+    is_language_model: bool  # False: the offline scripted policy, whose token counts are estimates
+    model: Use  # --model
+    base_url: Use  # --base-url; a required one is part of every command wismo prints for the provider
+    api_key_env: Use  # --api-key-env
+    local_server: bool  # its base URL may be a server on the user's machine: one slot, requests it keeps working on
+    options: Mapping[RequestOption, str]  # the request options it honours, each as its API names it
+    doctor: DoctorProbes | None  # how `wismo doctor` probes it; None: doctor does not offer it
+    pricing_vendor: str | None  # the genai-prices provider id of its models; None: priced by the run's base URL
+    option_notes: Mapping[RequestOption, str] = field(default_factory=dict)  # why an option it lacks does not apply
+
+
+@dataclass(frozen=True)
+class ModelListing:
+    """What an endpoint's models API said, for `wismo doctor`: the model ids, or why it could not say."""
+
+    ids: tuple[str, ...] = ()
+    failure: Literal["auth", "unreachable", "other"] | None = None  # None: it answered (a 404 lists nothing)
+    reason: str = ""
+
+
 class Provider(Protocol):
     """A model behind an API (or the offline scripted policy)."""
 
-    name: str
+    name: ClassVar[str]
+    traits: ClassVar[ProviderTraits]
     model: str
-    is_language_model: bool
     label: str
+    base_url: str | None  # the endpoint it talks to, None for its vendor's default (or none)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send one request; raise ProviderError when it fails for good."""
@@ -140,3 +183,65 @@ class Provider(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
+
+    def request_options(self) -> dict[str, Any]:
+        """What it sends beyond the conversation, as the manifest's provider.options records it."""
+        ...
+
+    def request_shape(self) -> dict[str, Any]:
+        """The manifest's structuredOutput and toolChoice (null where the user has no choice)."""
+        ...
+
+    async def capabilities(self) -> Capabilities | None:
+        """What the vendor states the model supports, for `wismo doctor`; None when it states nothing."""
+        ...
+
+    async def listed_models(self, timeout_s: float) -> ModelListing:
+        """The models its endpoint lists (or the one it is asked for), for `wismo doctor`."""
+        ...
+
+
+class ProviderClass(Protocol):
+    """A provider class as the registry holds it: its name, its traits, and a constructor taking the settings."""
+
+    name: str
+    traits: ProviderTraits
+
+    def __call__(self, settings: ProviderSettings) -> Provider:
+        """Build the provider (read its key, open its client); a WismoError says what is missing."""
+        ...
+
+
+class ProviderBase:
+    """The parts of the contract most providers leave as they are; a provider class subclasses it.
+
+    A subclass declares `name` and `traits` and defines `complete` and `aclose`; one that `wismo
+    doctor` probes (traits.doctor) defines `listed_models` too. The registry checks all of that.
+    """
+
+    name: ClassVar[str]
+    traits: ClassVar[ProviderTraits]
+    model: str
+    label: str
+    base_url: str | None = None
+
+    @property
+    def is_language_model(self) -> bool:
+        """traits.is_language_model, on the instance."""
+        return self.traits.is_language_model
+
+    def request_options(self) -> dict[str, Any]:
+        """Nothing beyond the conversation: every option of the manifest's provider.options at its default."""
+        return {}
+
+    def request_shape(self) -> dict[str, Any]:
+        """No answer format or tool choice for the user to choose."""
+        return {"structuredOutput": None, "toolChoice": None}
+
+    async def capabilities(self) -> Capabilities | None:
+        """The vendor states nothing."""
+        return None
+
+    async def listed_models(self, timeout_s: float) -> ModelListing:
+        """A provider `wismo doctor` probes overrides this; the registry refuses one that does not."""
+        raise NotImplementedError(f"the {self.name} provider lists no models")

@@ -13,8 +13,16 @@ from typing import TYPE_CHECKING, Any, cast
 
 from core.domain.linking import ToolSpec
 from core.errors import WismoError
-from recorder.providers._common import ApiKey, classify_sdk_error, dump, read_key, require_parsed, strict_schema
-from recorder.providers.base import ModelRequest, ModelResponse, ProviderError, ProviderSettings, Usage
+from recorder.providers._common import ApiKey, SdkProvider, classify_sdk_error, dump, read_key, strict_schema
+from recorder.providers.base import (
+    ModelListing,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    ProviderSettings,
+    ProviderTraits,
+    Usage,
+)
 from recorder.providers.chat_compat import (
     TOOL_CHOICES,
     AnswerFormat,
@@ -31,11 +39,15 @@ if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a
 PLACEHOLDER_KEY = "not-needed"
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(SdkProvider):
     """One stateless `chat.completions.create` call per turn against an OpenAI-compatible server."""
 
     name = "openai-chat"
-    is_language_model = True
+    traits = ProviderTraits(
+        about="an OpenAI-compatible Chat Completions server (llama.cpp, Ollama, vLLM, LM Studio)",
+        is_language_model=True, model="required", base_url="required", api_key_env="optional", local_server=True,
+        options={"structured_output": "response_format", "tool_choice": "tool_choice"},
+        doctor="chat_completions", pricing_vendor=None)
 
     def __init__(self, settings: ProviderSettings, *, sleep: Sleep | None = None,
                  rand: Callable[[], float] | None = None) -> None:
@@ -47,14 +59,15 @@ class OpenAIChatProvider:
         if not settings.model:
             raise WismoError("openai-chat needs a model name, as the server at "
                              f"{settings.base_url} knows it (e.g. qwen3:8b for Ollama)")
-        self._sdk = openai
+        self.sdk = openai
         self.model = settings.model
         self.base_url = settings.base_url
         self.label = f"Chat Completions at {settings.base_url}, {self.model}"
+        self.who = f"the server at {settings.base_url}"
         # A key is read only from a variable named explicitly: falling back to OPENAI_API_KEY would
         # hand an OpenAI key to whatever server the base URL points at.
-        self._key = (read_key(settings.api_key_env, vendor="server's") if settings.api_key_env
-                     else ApiKey("(no api_key_env)", None))
+        self.key = (read_key(settings.api_key_env, vendor="server's") if settings.api_key_env
+                    else ApiKey("(no api_key_env)", None))
         self.structured_output = AnswerFormat.create(settings.extra.get("structured_output", "auto"),
                                                      settings.extra.get("structured_output_used"),
                                                      settings.extra.get("structured_output_fallbacks"))
@@ -62,8 +75,18 @@ class OpenAIChatProvider:
         if self.tool_choice not in TOOL_CHOICES:
             raise WismoError(f"unknown tool choice {self.tool_choice!r} (known: {', '.join(TOOL_CHOICES)})")
         self._policy = RetryPolicy.from_settings(settings, sleep=sleep, rand=rand)
-        self.client = openai.AsyncOpenAI(api_key=self._key.value or PLACEHOLDER_KEY, base_url=settings.base_url,
+        self.client = openai.AsyncOpenAI(api_key=self.key.value or PLACEHOLDER_KEY, base_url=settings.base_url,
                                           max_retries=0)
+
+    def request_shape(self) -> dict[str, Any]:
+        """The answer format the run settled on (with every fallback) and the tool choice, for the manifest."""
+        return {"structuredOutput": self.structured_output.to_json(), "toolChoice": self.tool_choice}
+
+    async def listed_models(self, timeout_s: float) -> ModelListing:
+        """Every model the server lists (`GET /v1/models`)."""
+        async def ask() -> list[str]:
+            return [model.id async for model in self.client.models.list(timeout=timeout_s)]
+        return await self.model_listing(ask)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send the request (retrying 429/5xx) and translate the first choice to neutral items.
@@ -79,7 +102,7 @@ class OpenAIChatProvider:
             except ProviderError as error:
                 if not self.structured_output.fall_back(sent_format, error):
                     raise
-        completion = require_parsed(outcome.value, who=f"the server at {self.base_url}", key=self._key)
+        completion = self.parsed(outcome.value)
         choices = list(getattr(completion, "choices", None) or [])
         return ModelResponse(
             output_items=from_message(choices[0].message) if choices else [],
@@ -115,16 +138,12 @@ class OpenAIChatProvider:
 
     def classify(self, err: BaseException) -> Failure | None:
         """Name an SDK failure for the retry loop; a validation error sent as 500 is a bad request."""
-        failure = classify_sdk_error(err, self._sdk, who=f"the server at {self.base_url}", key=self._key)
+        failure = classify_sdk_error(err, self.sdk, who=self.who, key=self.key)
         if failure is not None and failure.kind == "server_error" and looks_like_validation_error(failure.message):
             # llama-cpp-python answers a request it cannot parse with 500: retrying it can never succeed.
             return Failure("bad_request", failure.message.replace("server error (", "refused the request (", 1)
                            + " [a request-validation error, not retried]", failure.status)
         return failure
-
-    async def aclose(self) -> None:
-        """Close the SDK client's connections."""
-        await self.client.close()
 
 
 def to_tool(tool: ToolSpec) -> dict[str, Any]:

@@ -14,10 +14,10 @@ the model does not redo its reasoning after every tool call; non-reasoning model
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
-from core.errors import WismoError
-from recorder.providers._common import classify_sdk_error, dump, read_key, require_parsed, strict_schema
+from recorder.providers._common import HostedProvider, dump, strict_schema
 from recorder.providers.base import (
     Capabilities,
     EarlyStop,
@@ -25,11 +25,12 @@ from recorder.providers.base import (
     ModelResponse,
     ProviderError,
     ProviderSettings,
+    ProviderTraits,
     Support,
     Usage,
 )
 from recorder.providers.responses_wire import answer_format, responses_body
-from recorder.providers.retry import Failure, Outcome, RetryPolicy, Sleep, call_with_retries
+from recorder.providers.retry import Outcome, Sleep, call_with_retries
 
 DEFAULT_MODEL = "gpt-5.4-mini"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -65,34 +66,43 @@ def supports_structured_output(model: str) -> bool | None:
     return None
 
 
-class OpenAIResponsesProvider:
+class OpenAIResponsesProvider(HostedProvider):
     """One stateless `responses.create` call per turn, with the whole history as input."""
 
     name = "openai"
-    is_language_model = True
+    traits = ProviderTraits(
+        about="the OpenAI Responses API", is_language_model=True, model="optional", base_url="optional",
+        api_key_env="optional", local_server=False,
+        options={"reasoning_effort": "reasoning.effort", "strict_tools": "strict: true on function tools"},
+        option_notes={"prompt_cache": "it caches long prompts automatically and has no switch; every run shows "
+                                      "input tokens with and without cached tokens"},
+        doctor="through_provider", pricing_vendor="openai")
+    vendor = "OpenAI"
+    api = "Responses API"
+    default_model = DEFAULT_MODEL
+    default_key_env = DEFAULT_KEY_ENV
+    efforts = REASONING_EFFORTS
 
     def __init__(self, settings: ProviderSettings, *, sleep: Sleep | None = None,
                  rand: Callable[[], float] | None = None) -> None:
-        import openai  # imported here so the offline path never loads the SDK
-
-        if settings.reasoning_effort is not None and settings.reasoning_effort not in REASONING_EFFORTS:
-            raise WismoError(f"--reasoning-effort {settings.reasoning_effort!r} is not one the Responses API "
-                             f"knows ({', '.join(REASONING_EFFORTS)})")
-        self._sdk = openai
-        self.model = settings.model or DEFAULT_MODEL
-        self.label = f"OpenAI Responses API, {self.model}"
-        self._key = read_key(settings.api_key_env or DEFAULT_KEY_ENV, vendor="OpenAI")
-        self._effort = settings.reasoning_effort
-        self._strict_tools = settings.strict_tools
+        super().__init__(settings, sleep=sleep, rand=rand)
         # Carry encrypted reasoning unless the model is known not to reason (it would refuse the include).
         self._include_reasoning = is_reasoning_model(self.model) is not False
-        self._policy = RetryPolicy.from_settings(settings, sleep=sleep, rand=rand)
-        self._client = openai.AsyncOpenAI(api_key=self._key.value, base_url=settings.base_url, max_retries=0)
+
+    def import_sdk(self) -> ModuleType:
+        """The openai SDK."""
+        import openai
+
+        return openai
+
+    def open_client(self) -> Any:
+        """An AsyncOpenAI client (its base_url ends in /v1)."""
+        return self.sdk.AsyncOpenAI(api_key=self.key.value, base_url=self.base_url, max_retries=0)
 
     def request_options(self) -> dict[str, Any]:
         """What this adapter sends beyond the conversation, as the manifest records it."""
-        return {"reasoningEffort": self._effort, "promptCaching": "automatic", "structuredOutput": "json_schema",
-                "strictTools": self._strict_tools}
+        return {"reasoningEffort": self.effort, "promptCaching": "automatic", "structuredOutput": "json_schema",
+                "strictTools": self.strict_tools}
 
     async def capabilities(self) -> Capabilities:
         """What the model supports, from OpenAI's documentation (the Models API does not list features)."""
@@ -106,14 +116,14 @@ class OpenAIResponsesProvider:
                                                               "gpt-5-chat and gpt-4 do not (OpenAI reasoning guide)"))
 
     def _body(self, request: ModelRequest) -> dict[str, Any]:
-        body = responses_body(request, self.model, strict_tools=self._strict_tools)
+        body = responses_body(request, self.model, strict_tools=self.strict_tools)
         # The contract's schema is already strict; a looser one is adapted rather than rejected.
         body["text"] = answer_format(strict_schema(request.answer_schema))
         body["store"] = False
         if self._include_reasoning:
             body["include"] = INCLUDE_REASONING
-        if self._effort is not None:
-            body["reasoning"] = {"effort": self._effort}
+        if self.effort is not None:
+            body["reasoning"] = {"effort": self.effort}
         return body
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
@@ -129,7 +139,7 @@ class OpenAIResponsesProvider:
             retried = await self._send(request)
             # The refused attempt counts as a failed attempt of this response (it waited for nothing).
             outcome = Outcome(retried.value, [0.0, *retried.waits_s])
-        response = require_parsed(outcome.value, who="OpenAI", key=self._key)
+        response = self.parsed(outcome.value)
         output = getattr(response, "output", None) or []  # none at all: the loop calls it malformed_response
         stop_reason, early_stop = stop_of(response)
         return ModelResponse(
@@ -153,17 +163,9 @@ class OpenAIResponsesProvider:
             # The body goes as extra_body: the SDK merges it unchanged, while passing it as typed
             # parameters makes the SDK walk the whole history through its TypedDict transform on every
             # request (about 9 ms of CPU per request here, most of the harness's own cost).
-            return await self._client.responses.create(model=model, extra_body=body, timeout=request.timeout_s)
+            return await self.client.responses.create(model=model, extra_body=body, timeout=request.timeout_s)
 
-        return await call_with_retries(attempt, self._classify, self._policy)
-
-    def _classify(self, err: BaseException) -> Failure | None:
-        """Name an SDK failure for the retry loop."""
-        return classify_sdk_error(err, self._sdk, who="OpenAI", key=self._key)
-
-    async def aclose(self) -> None:
-        """Close the SDK client's connections."""
-        await self._client.close()
+        return await call_with_retries(attempt, self.classify, self.policy)
 
 
 def _refuses_encrypted_reasoning(failure: ProviderError) -> bool:

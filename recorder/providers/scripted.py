@@ -24,7 +24,7 @@ from core.domain.dataset import ID_PATTERNS, PAYMENT_MISSING
 from core.domain.evidence import Evidence, derive, kinds_needed
 from core.domain.fields import DEFAULT_ASKS
 from core.domain.linking import Link, id_fields, kind_of_parameter, next_links, tools_by_parameter
-from recorder.providers.base import ModelRequest, ModelResponse, ProviderSettings, Usage
+from recorder.providers.base import ModelRequest, ModelResponse, ProviderBase, ProviderSettings, ProviderTraits, Usage
 from recorder.providers.responses_wire import responses_body
 from recorder.providers.summaries import compose_summary
 from recorder.providers.tokens import count_tokens, start_loading, vocabulary_ready
@@ -33,12 +33,15 @@ SCRIPTED_MODEL = "scripted-policy-v1"
 _ORDER_ID = re.compile(ID_PATTERNS["order"].pattern.strip("^$"))
 
 
-class ScriptedProvider:
+class ScriptedProvider(ProviderBase):
     """A deterministic evidence-following policy that answers instantly; labelled as not a model."""
 
     name = "scripted"
-    is_language_model = False
     label = "scripted, not a language model"
+    # A resume hands it the model its run recorded (scripted-policy-v1); the user cannot choose one.
+    traits = ProviderTraits(about="a fixed offline policy, not a model", is_language_model=False, model="unused",
+                            base_url="unused", api_key_env="unused", local_server=False, options={}, doctor=None,
+                            pricing_vendor=None)
 
     def __init__(self, settings: ProviderSettings | None = None) -> None:
         self.model = (settings.model if settings and settings.model else None) or SCRIPTED_MODEL

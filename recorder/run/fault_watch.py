@@ -24,9 +24,8 @@ REPEATS_TO_STOP = 3
 def doctor_command(provider: Provider) -> str:
     """The `wismo doctor` command line that checks this provider's endpoint."""
     parts = ["wismo doctor", f"--provider {provider.name}"]
-    base_url = getattr(provider, "base_url", None)
-    if provider.name == "openai-chat" and base_url:
-        parts.append(f"--base-url {strip_url_secrets(base_url)}")
+    if provider.traits.base_url == "required" and provider.base_url:
+        parts.append(f"--base-url {strip_url_secrets(provider.base_url)}")
     parts.append(f"--model {provider.model}")
     return " ".join(parts)
 

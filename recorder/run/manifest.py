@@ -18,7 +18,7 @@ from recorder.agent.instructions import build_instructions
 from recorder.agent.loop import ConversationPlan
 from recorder.designs.choose import DesignChoice
 from recorder.designs.mcp_client import ToolServer
-from recorder.providers import request_options
+from recorder.providers import traits_of
 from recorder.providers.base import Provider, ProviderSettings
 
 if TYPE_CHECKING:
@@ -62,11 +62,12 @@ def build_manifest(run_id: str, options: RecordOptions, choice: DesignChoice, pr
         "wismoVersion": __version__,
         "runId": run_id,
         "provider": {"name": provider.name, "label": redactor.scrub(provider.label),
-                     "isLanguageModel": provider.is_language_model, "options": request_options(provider)},
+                     "isLanguageModel": provider.traits.is_language_model,
+                     "pricingVendor": provider.traits.pricing_vendor, "options": provider.request_options()},
         "model": provider.model,
         "baseUrl": strip_url_secrets(options.base_url) if options.base_url else None,
         "apiKeyEnv": options.api_key_env,
-        "tokenCounts": "provider-reported" if provider.is_language_model
+        "tokenCounts": "provider-reported" if provider.traits.is_language_model
         else "estimated offline with o200k_base (bpe-openai) over the Responses API request",
         "dataset": {"name": dataset.name, "folder": dataset_reference(dataset), "hash": dataset.content_hash,
                     "clock": dataset.records.clock},
@@ -79,7 +80,7 @@ def build_manifest(run_id: str, options: RecordOptions, choice: DesignChoice, pr
         "repetitions": options.repetitions,
         "concurrency": options.concurrency,
         "budgets": options.budgets.to_json(),
-        **request_shape(provider),
+        **provider.request_shape(),
         "instructions": build_instructions(dataset.records.clock),
         "answerSchema": ANSWER_SCHEMA,
         "questionKinds": [{"asks": list(asks), "instructions": build_instructions(dataset.records.clock, asks),
@@ -108,25 +109,23 @@ def design_sources(choice: DesignChoice, servers: dict[str, ToolServer]) -> dict
                         "serverVersion": servers[spec.name].server_version} for spec in choice.designs}
 
 
-def request_shape(provider: Provider) -> dict[str, Any]:
-    """The manifest's structuredOutput and toolChoice, for a provider that lets the user choose them."""
-    answer_format = getattr(provider, "structured_output", None)
-    return {"structuredOutput": answer_format.to_json() if answer_format is not None else None,
-            "toolChoice": getattr(provider, "tool_choice", None)}
-
-
 def provider_settings(name: str, model: str | None, base_url: str | None, api_key_env: str | None,
                       structured_output: dict[str, Any] | None, tool_choice: str | None, *,
                       reasoning_effort: str | None = None, prompt_cache: bool = True,
                       strict_tools: bool = False) -> ProviderSettings:
-    """Settings for a new run (`structured_output` holds only `requested`) or a resumed one (all of it)."""
+    """Settings for a new run (`structured_output` holds only `requested`) or a resumed one (all of it).
+
+    The answer format and the tool choice reach only a provider whose traits say it honours them.
+    """
+    honoured = traits_of(name).options
     extra: dict[str, Any] = {}
-    if name == "openai-chat":
+    if "structured_output" in honoured:
         answer_format = structured_output or {}
-        extra = {"structured_output": answer_format.get("requested", "auto"),
-                 "structured_output_used": answer_format.get("used"),
-                 "structured_output_fallbacks": answer_format.get("fallbacks"),
-                 "tool_choice": tool_choice or "auto"}
+        extra |= {"structured_output": answer_format.get("requested", "auto"),
+                  "structured_output_used": answer_format.get("used"),
+                  "structured_output_fallbacks": answer_format.get("fallbacks")}
+    if "tool_choice" in honoured:
+        extra["tool_choice"] = tool_choice or "auto"
     return ProviderSettings(model=model, base_url=base_url, api_key_env=api_key_env, extra=extra,
                             reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools)
 

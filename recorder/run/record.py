@@ -43,12 +43,12 @@ from recorder.agent.loop import Budgets, Conversation, ConversationPlan, Outcome
 from recorder.designs.choose import DesignChoice, choose_designs
 from recorder.designs.comparison import run_comparison
 from recorder.designs.mcp_client import ServerTarget, ToolServer, start_servers
-from recorder.providers import create_provider
+from recorder.providers import create_provider, traits_of
 from recorder.providers.base import Provider
 from recorder.providers.tokens import vocabulary_ready
 from recorder.run.fault_watch import FaultWatch
 from recorder.run.local_server import AbandonedRequests
-from recorder.run.manifest import build_manifest, provider_settings, request_shape, with_changes
+from recorder.run.manifest import build_manifest, provider_settings, with_changes
 from recorder.run.options import RecordOptions
 
 ERROR_STATUSES = FAULT_STATUSES
@@ -189,7 +189,8 @@ class _Runner:
         self.write_error: RunWriteError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.watch = FaultWatch.for_provider(provider)
-        self.abandoned = AbandonedRequests(getattr(provider, "base_url", None))
+        # Only a provider that may talk to a server on this machine leaves it working on a request given up on.
+        self.abandoned = AbandonedRequests(provider.base_url if provider.traits.local_server else None)
 
     async def run_all(self, work: list[tuple[ConversationPlan, int]]) -> None:
         """Run every planned attempt; on cancellation, wait for each conversation's last line, then re-raise."""
@@ -297,12 +298,14 @@ def _check_options(options: RecordOptions) -> DesignChoice:
     if options.run_id is not None and (not RUN_ID.fullmatch(options.run_id) or ".." in options.run_id):
         raise WismoError(f"--run-id {options.run_id!r} must be a plain folder name (letters, digits, '.', '_', "
                          "'-'; no '/', no '..'); use --out to choose where the run folder goes")
-    if options.provider == "scripted":
-        ignored = [flag for flag, value in (("--model", options.model), ("--base-url", options.base_url),
-                                            ("--api-key-env", options.api_key_env)) if value]
-        if ignored:
-            raise WismoError(f"{', '.join(ignored)} do(es) not apply to the scripted provider (a fixed offline "
-                             "policy, not a model); leave it out, or choose --provider")
+    traits = traits_of(options.provider)
+    ignored = [flag for flag, use, value in (("--model", traits.model, options.model),
+                                             ("--base-url", traits.base_url, options.base_url),
+                                             ("--api-key-env", traits.api_key_env, options.api_key_env))
+               if value and use == "unused"]
+    if ignored:
+        raise WismoError(f"{', '.join(ignored)} do(es) not apply to the {options.provider} provider ({traits.about}); "
+                         "leave it out, or choose --provider")
     return choice
 
 
@@ -431,7 +434,7 @@ def finish_run(writer: EventWriter, run_dir: Path, manifest: Manifest, runner: _
         writer.write(RunFinished(conversations=len(runner.outcomes), errored=errored, aborted=aborted,
                                  serverRestarts={d: s.restarts for d, s in runner.servers.items()}))
         writer.close()
-        finished = with_changes(manifest, {**request_shape(runner.provider), "finishedAt": now_iso()})
+        finished = with_changes(manifest, {**runner.provider.request_shape(), "finishedAt": now_iso()})
         write_manifest(run_dir, finished, redactor)
     except RunWriteError as exc:
         runner.write_error = runner.write_error or exc

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from recorder.providers.base import ProviderError, ProviderSettings
+from recorder.providers.scripted import ScriptedProvider
 from tests.recorder.fakes import PolicyProvider, text
 
 ANSWER = {"deliveredSkus": [], "outstandingSkus": [], "delayReasons": [], "deliveryEstimate": None,
@@ -30,26 +31,19 @@ SEED_SUMMARY = ("Your headsets have shipped, but tracking information is current
                 "so the reason for the delay is unknown.")
 
 
-def _seed_wording_provider(settings: ProviderSettings):
-    from recorder.providers.scripted import ScriptedProvider
+class SeedWordingProvider(ScriptedProvider):
+    """The scripted policy, but with the seed run's weak ORD-1005 wording."""
 
-    class SeedWording(ScriptedProvider):
-        """The scripted policy, but with the seed run's weak ORD-1005 wording."""
+    name = "seed-wording"
 
-        name = "seed-wording"
-
-        async def complete(self, request):
-            response = await super().complete(request)
-            for item in response.output_items:
-                if item["type"] == "text" and "HEADSET-USB" in item["text"]:
-                    answer = json.loads(item["text"])
-                    answer["customerSummary"] = SEED_SUMMARY
-                    item["text"] = json.dumps(answer)
-            return response
-    return SeedWording(settings)
-
-
-SeedWordingProvider = _seed_wording_provider
+    async def complete(self, request):
+        response = await super().complete(request)
+        for item in response.output_items:
+            if item["type"] == "text" and "HEADSET-USB" in item["text"]:
+                answer = json.loads(item["text"])
+                answer["customerSummary"] = SEED_SUMMARY
+                item["text"] = json.dumps(answer)
+        return response
 
 
 class SlowToolCaller(PolicyProvider):
@@ -66,20 +60,13 @@ class SlowToolCaller(PolicyProvider):
         super().__init__(policy, delay_s=0.15)
 
 
-def _buggy_provider(settings: ProviderSettings):
-    from recorder.providers.scripted import ScriptedProvider
+class BuggyProvider(ScriptedProvider):
+    """The scripted policy, except that reading ORD-1004's first response raises (an adapter bug)."""
 
-    class Buggy(ScriptedProvider):
-        """The scripted policy, except that reading ORD-1004's first response raises (an adapter bug)."""
+    name = "buggy"
 
-        name = "buggy"
-
-        async def complete(self, request):
-            question = next(item["content"] for item in request.history if item["type"] == "message")
-            if "ORD-1004" in question and request.turn == 1:
-                raise RuntimeError("boom while reading the response")
-            return await super().complete(request)
-    return Buggy(settings)
-
-
-BuggyProvider = _buggy_provider
+    async def complete(self, request):
+        question = next(item["content"] for item in request.history if item["type"] == "message")
+        if "ORD-1004" in question and request.turn == 1:
+            raise RuntimeError("boom while reading the response")
+        return await super().complete(request)

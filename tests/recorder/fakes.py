@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from recorder.providers.base import ModelRequest, ModelResponse, ProviderError, Usage
+from recorder.providers.base import ModelRequest, ModelResponse, ProviderBase, ProviderError, ProviderTraits, Usage
 
 
 def call(name: str, arguments: Any, call_id: str) -> dict[str, Any]:
@@ -19,13 +19,15 @@ def text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
 
 
-class PolicyProvider:
+class PolicyProvider(ProviderBase):
     """Answers each request with policy(request) -> output items (or raises what it returns)."""
 
     name = "fake"
     model = "fake-model"
-    is_language_model = True
     label = "fake provider for tests"
+    traits = ProviderTraits(about="a policy a test plays", is_language_model=True, model="optional",
+                            base_url="unused", api_key_env="unused", local_server=False, options={}, doctor=None,
+                            pricing_vendor=None)
 
     def __init__(self, policy: Callable[[ModelRequest], Any], delay_s: float = 0.0,
                  usage: tuple[int | None, int | None, int | None] = (100, 10, None)) -> None:

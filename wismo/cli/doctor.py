@@ -13,7 +13,8 @@ from recorder.doctor.report import Check
 from recorder.providers import REGISTRY
 from wismo.cli._options import dataset_option
 
-PROVIDERS = sorted(name for name in REGISTRY if name != "scripted")
+# The providers doctor has probes for (the scripted policy has no endpoint to probe).
+PROVIDERS = sorted(name for name, cls in REGISTRY.items() if cls.traits.doctor is not None)
 
 
 @click.command("doctor")

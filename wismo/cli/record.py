@@ -18,7 +18,8 @@ from click.core import ParameterSource
 from core.errors import WismoError
 from recorder.agent.loop import Budgets, Outcome
 from recorder.designs.choose import parse_header, parse_server
-from recorder.providers import REGISTRY
+from recorder.providers import REGISTRY, honoured_by
+from recorder.providers.base import RequestOption
 from recorder.providers.chat_compat import STRUCTURED_OUTPUT_MODES, TOOL_CHOICES
 from recorder.run.local_server import concurrency_note
 from recorder.run.options import RecordOptions
@@ -130,6 +131,14 @@ def fault_report(result: RunResult) -> list[str]:
             for i, line in enumerate(fault_warnings(faults, designs, result.run_dir))]
 
 
+def _honouring(option: RequestOption, *, named: bool = False) -> str:
+    """The providers that honour a request option, from their traits (`named`: with what their API calls it)."""
+    honoured = honoured_by(option)
+    if named:
+        return "; ".join(f"{name}: {wire}" for name, wire in honoured.items())
+    return ", ".join(honoured)
+
+
 def _csv(value: str | None) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
 
@@ -166,17 +175,19 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
               show_default=True, help="Folder the run folder is created in.")
 @click.option("--run-id", default=None, help="Name of the run folder (default: time, provider and model).")
 @click.option("--structured-output", type=click.Choice(STRUCTURED_OUTPUT_MODES), default="auto", show_default=True,
-              help="openai-chat: the answer format asked for; auto starts with json_schema and falls back to "
-                   "json_object, then none, when the server refuses it.")
+              help=f"{_honouring('structured_output')}: the answer format asked for; auto starts with json_schema and "
+                   "falls back to json_object, then none, when the server refuses it.")
 @click.option("--tool-choice", type=click.Choice(TOOL_CHOICES), default="auto", show_default=True,
-              help="openai-chat: auto on every request, or force a tool call on each conversation's first request "
-                   "(required, or first-tool: name the design's first tool, for servers that refuse required).")
+              help=f"{_honouring('tool_choice')}: auto on every request, or force a tool call on each conversation's "
+                   "first request (required, or first-tool: name the design's first tool, for servers that refuse "
+                   "required).")
 @click.option("--reasoning-effort", type=click.Choice(["none", "minimal", "low", "medium", "high", "xhigh", "max"]),
-              default=None, help="Reasoning effort to ask for (openai: reasoning.effort; anthropic: "
-                                 "output_config.effort, low to max). Default: the model's own.")
+              default=None, help=f"Reasoning effort to ask for ({_honouring('reasoning_effort', named=True)}). "
+                                 "Default: the model's own.")
 @click.option("--cache/--no-cache", "prompt_cache", default=True, show_default=True,
               help="Send Anthropic's prompt-cache markers (OpenAI caches automatically and has no switch).")
-@click.option("--strict-tools", is_flag=True, help="Send function tools with strict: true (openai, anthropic).")
+@click.option("--strict-tools", is_flag=True,
+              help=f"Send function tools with strict: true ({_honouring('strict_tools')}).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Continue a run: re-run what did not finish and what ended in a provider, tool, timeout or "
                    "interrupted fault; keep everything else.")
