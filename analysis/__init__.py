@@ -1,15 +1,17 @@
 """wismo's analysis stage: DuckDB SQL over raw runs (analysis/sql/), returned as plain dataclasses.
 
-validate_runs and summarize_runs load each run once (one pass over events.jsonl); summarize_runs
-validates first and raises RunValidationError, naming the failing checks, for a run that fails.
-analyze_runs does both on one load, a failing run being a result rather than an error, and with
-details=True also reads the conversations and claim findings the site shows (build-site uses it).
+Each run is loaded once (one pass over events.jsonl) and everything asked of it comes from that load:
+validate_runs checks it; summarize_runs validates it first and raises RunValidationError, naming the
+failing checks, for a run that fails; analyze_runs does both, a failing run being a result rather than an
+error, and adds what the caller asks for: the money (priced in SQL on the same load), the crossover view,
+and with details=True the conversations and claim findings the site shows (build-site uses it).
 A missing run folder or an unreadable manifest raises core.errors.RunFormatError.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +19,15 @@ import duckdb
 
 from analysis import details as detail_queries
 from analysis import metrics
-from analysis.checks import validate
+from analysis.checks import run_info, validate
+from analysis.costs import Pricing, run_money
+from analysis.crossover import crossover_view
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED, RunDatabase
 from analysis.errors import RunFormatError, RunValidationError
 from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
 from core.errors import WismoError
 
-__all__ = ["RunAnalysis", "RunFormatError", "RunValidationError", "analyze_runs", "claim_findings",
+__all__ = ["Pricing", "RunAnalysis", "RunFormatError", "RunValidationError", "analyze_runs", "claim_findings",
            "conversation_details", "summarize_runs", "validate_runs"]
 
 
@@ -42,40 +46,61 @@ def summarize_runs(run_dirs: Sequence[Path], *, bootstrap_resamples: int = DEFAU
 
     paired=False leaves RunSummary.paired None instead of building one row per (case, repetition).
     """
-    summaries = []
-    for run_dir in run_dirs:
-        with RunDatabase(Path(run_dir), bootstrap_resamples=bootstrap_resamples, seed=seed) as db:
-            validation = validate(db)
-            if not validation.passed:
-                raise RunValidationError(validation)
-            summaries.append(metrics.summarize(db, validation.run, paired=paired))
-    return summaries
+    analyses = analyze_runs(run_dirs, bootstrap_resamples=bootstrap_resamples, seed=seed, paired=paired,
+                            require_valid=True)
+    return [a.summary for a in analyses if a.summary is not None]
 
 
 def analyze_runs(run_dirs: Sequence[Path], *, details: bool = False, paired: bool = True,
+                 pricing: Pricing | None = None, crossover: bool = False, require_valid: bool = False,
                  bootstrap_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[RunAnalysis]:
-    """Validate every run and summarize those that pass, loading each run once; details adds its conversations.
+    """Validate every run and summarize those that pass, loading each run once; the rest as asked.
 
-    With details, a run that passed also gets its conversations and claim findings; a run that failed gets its
-    conversations when they can be read (its check report tells why they may not) and no findings.
+    `pricing` prices the runs that passed (RunAnalysis.money) and `crossover` builds their crossover view.
+    With details, a run that passed also gets its conversations and claim findings; a run that failed gets
+    its conversations when they can be read (its check report tells why they may not) and no findings.
+    require_valid raises RunValidationError at the first run that fails, before the next is read.
     paired=False leaves RunSummary.paired None, as summarize_runs does.
     """
     analyses = []
     for run_dir in run_dirs:
         with RunDatabase(Path(run_dir), bootstrap_resamples=bootstrap_resamples, seed=seed) as db:
-            validation = validate(db)
-            summary = metrics.summarize(db, validation.run, paired=paired) if validation.passed else None
-            conversations = findings = None
-            if details:
-                try:
-                    conversations = detail_queries.conversations(db)
-                except (WismoError, duckdb.Error) as exc:
-                    if validation.passed:
-                        raise RunFormatError(f"{db.run_dir}: cannot read the conversations: {exc}") from None
-                if validation.passed:
-                    findings = detail_queries.findings(db)
-            analyses.append(RunAnalysis(validation, summary, conversations, findings))
+            analysis = analyze_run(db, details=details, paired=paired, pricing=pricing, crossover=crossover,
+                                   require_valid=require_valid)
+        analyses.append(analysis)
     return analyses
+
+
+def analyze_run(db: RunDatabase, *, details: bool = False, paired: bool = True, pricing: Pricing | None = None,
+                crossover: bool = False, require_valid: bool = False) -> RunAnalysis:
+    """analyze_runs for one loaded run."""
+    # The checks decide whether a run's figures are shown, not what they are: the metrics are computed
+    # meanwhile on a second connection (each of these small queries keeps one core busy) and dropped
+    # when a check fails.
+    with db.branch() as other, ThreadPoolExecutor(1) as pool:
+        summary = pool.submit(metrics.summarize, other, run_info(db), paired=paired)
+        validation = validate(db)
+        if not validation.passed:
+            other.con.interrupt()
+            wait([summary])  # its result, or the error a broken run may give it, is not used
+            if require_valid:
+                raise RunValidationError(validation)
+            return RunAnalysis(validation, None, _conversations(db, passed=False) if details else None)
+        money = run_money(db, pricing.book, price_as=pricing.price_as) if pricing is not None else None
+        view = crossover_view(db, money) if crossover else None
+        conversations = _conversations(db, passed=True) if details else None
+        return RunAnalysis(validation, summary.result(), conversations,
+                           detail_queries.findings(db) if details else None, money, view)
+
+
+def _conversations(db: RunDatabase, *, passed: bool) -> list[ConversationDetail] | None:
+    """The conversations of a run; for a run that failed validation, None when they cannot be read."""
+    try:
+        return detail_queries.conversations(db)
+    except (WismoError, duckdb.Error) as exc:
+        if passed:
+            raise RunFormatError(f"{db.run_dir}: cannot read the conversations: {exc}") from None
+        return None
 
 
 def conversation_details(run_dir: Path) -> list[ConversationDetail]:

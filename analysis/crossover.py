@@ -1,25 +1,24 @@
 """The crossover view: per design, question kind and order size, the medians and the pass rate, and in words
 where one design stops using less than the other (issue 15 §4).
 
-The medians come from analysis/sql/metrics_crossover.sql; money from analysis.costs (one cost per
-conversation, grouped here the same way). The points cover every design; each sentence compares one design
-with the run's baseline at every order size where both have a figure (one sentence per design but the
+The medians come from analysis/sql/metrics_crossover.sql and money's from analysis/sql/money_crossover.sql, on
+the run's one load once analysis.costs has priced it. The points cover every design; each sentence compares one
+design with the run's baseline at every order size where both have a figure (one sentence per design but the
 baseline, for each kind and measure); a design that is lower but passed fewer conversations at a size does
 not win that size (a cheap design that fails is not cheaper).
 """
 
 from __future__ import annotations
 
-import json
-import statistics
 from collections.abc import Sequence
 from itertools import groupby, pairwise
 from pathlib import Path
 from typing import Any
 
-from analysis.costs import RunMoney
+from analysis.costs import Pricing, RunMoney, run_money
 from analysis.db import RunDatabase
 from analysis.model import CROSSOVER_MEASURES, Crossover, CrossoverPoint, CrossoverView
+from analysis.price_table import float_median, money_scale
 from core.domain.fields import DEFAULT_ASKS
 
 # Names of the question kinds the default and generated datasets ask; any other set of fields is named by
@@ -127,31 +126,24 @@ def _segment_name(winner: str) -> str:
     return winner
 
 
-def _money_medians(money: RunMoney | None, cases: Sequence[dict[str, object]]) -> dict[tuple[str, str, int], float]:
+def _money_medians(db: RunDatabase, money: RunMoney | None) -> dict[tuple[str, str, int], float]:
     """(design, kind, order lines) -> the median cost in USD over that group's conversations, all of them priced."""
     if money is None:
         return {}
-    where = {str(c["caseId"]): (kind_name(list(c.get("asks") or DEFAULT_ASKS)),  # type: ignore[call-overload]
-                                c.get("orderLines")) for c in cases}
-    groups: dict[tuple[str, str, int], list[float | None]] = {}
-    for cost in money.conversations:
-        kind, lines = where.get(cost.case_id, ("", None))
-        if isinstance(lines, int):
-            groups.setdefault((cost.design, kind, lines), []).append(
-                None if cost.cost.usd is None else float(cost.cost.usd))
+    scale = money_scale(db)
     # A median over only the priced part of a group would pass for the group's: unknown instead.
-    return {key: statistics.median([v for v in values if v is not None]) for key, values in groups.items()
-            if values and all(v is not None for v in values)}
+    return {(row["design"], kind_name(row["asks"]), row["order_lines"]): float_median(row["median"], scale)
+            for row in db.query_dicts("money_crossover.sql")
+            if row["conversations"] and row["priced"] == row["conversations"]}
 
 
 def crossover_view(db: RunDatabase, money: RunMoney | None = None) -> CrossoverView:
-    """The crossover view of a loaded, validated run (money: its costs, when priced)."""
+    """The crossover view of a loaded, validated run; money: its costs when priced (run_money on this same db)."""
     info = db.info
     designs = tuple(info["designs"])
     baseline = info["baseline"] or (designs[0] if designs else None)
     others = [d for d in designs if d != baseline]
-    cases = json.loads(info["cases"] or "[]")
-    costs = _money_medians(money, cases)
+    costs = _money_medians(db, money)
     points, unsized = [], 0
     for row in db.query_dicts("metrics_crossover.sql"):
         if row["order_lines"] is None:
@@ -196,12 +188,14 @@ def shows_crossover(view: CrossoverView) -> bool:
     return len(view.designs) >= 2 and (len(view.sizes) > 1 or len(view.kinds) > 1)
 
 
-def crossover_of_runs(run_dirs: Sequence[Path], money: Sequence[RunMoney | None]) -> list[CrossoverView]:
-    """crossover_view for run folders that passed validation, each with its money (None: not priced)."""
+def crossover_of_runs(run_dirs: Sequence[Path], pricing: Pricing | None = None) -> list[CrossoverView]:
+    """crossover_view for run folders that passed validation, each loaded on its own and priced by `pricing`
+    (None: not priced); summarize and build-site build the view on their one load of each run."""
     views = []
-    for run_dir, run_money in zip(run_dirs, money, strict=True):
+    for run_dir in run_dirs:
         with RunDatabase(Path(run_dir)) as db:
-            views.append(crossover_view(db, run_money))
+            money = run_money(db, pricing.book, price_as=pricing.price_as) if pricing is not None else None
+            views.append(crossover_view(db, money))
     return views
 
 

@@ -13,13 +13,14 @@ import duckdb
 
 from core.errors import RunFormatError
 from core.runformat import CLAIMS_FILE, COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, SCORES_FILE
-from core.runformat.read import read_manifest_json
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 20261008
 # read_json's buffer once a line is too long for the default one (see load_run.sql); lines up to 256 MiB.
 LARGE_OBJECT_SIZE = 268435456
+# The variables the SQL files read once a run is loaded: a second connection gets them too.
+SHARED_VARIABLES = ("run_dir", "run_id", "bootstrap_resamples", "bootstrap_seed", "maximum_object_size")
 
 
 def sql_text(name: str) -> str:
@@ -38,6 +39,14 @@ def sql_description(name: str) -> str:
             break
         lines.append(text)
     return " ".join(lines)
+
+
+def read_manifest_json(run_dir: Path) -> Any:
+    """core.runformat.read's manifest reader, imported only when a run cannot be loaded (it imports pydantic,
+    which a valid run's analysis never needs: a tenth of `wismo summarize`'s start)."""
+    from core.runformat.read import read_manifest_json as read
+
+    return read(run_dir)
 
 
 def _literal(value: str) -> str:
@@ -87,6 +96,22 @@ class RunDatabase:
             self.run_script("number_lines.sql")
         self.run_script("scoring.sql")
         self.run_script("views.sql")
+
+    def branch(self) -> RunDatabase:
+        """The loaded run on a second connection (a DuckDB cursor: the same tables, its own variables and temp
+        macros), for queries run in another thread meanwhile: DuckDB keeps a query over a table of a few
+        hundred thousand rows on one core, so two such queries at once use two."""
+        other = RunDatabase.__new__(RunDatabase)
+        other.run_dir, other.info, other.con = self.run_dir, self.info, self.con.cursor()
+        for name in SHARED_VARIABLES:
+            other.set_variable(name, self.scalar(f"SELECT getvariable('{name}')"))
+        other.run_script("scoring.sql")  # its macros are temporary: each connection has its own
+        return other
+
+    def set_variable(self, name: str, value: str | int | None) -> None:
+        """SET VARIABLE name = value, for the SQL files that read getvariable(name)."""
+        literal = "NULL" if value is None else str(int(value)) if isinstance(value, int) else _literal(value)
+        self.con.execute(f"SET VARIABLE {name} = {literal}")
 
     def manifest_value(self, column: str) -> Any:
         """One field of run_info.sql's row (run_id, designs, ...)."""

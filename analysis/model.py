@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.domain.fields import BACKENDS
+
+if TYPE_CHECKING:
+    from analysis.costs import RunMoney
 
 # Uncached input = input - cached (what a run pays full price for); reasoning tokens are part of the output.
 # Backend lookups are the records the servers read (reported in each tool result's `_meta`), None in runs
@@ -355,12 +358,17 @@ class ConversationDetail:
 
 @dataclass(frozen=True)
 class RunAnalysis:
-    """One run, loaded once: its validation, its summary when it passed, and optionally its conversations."""
+    """One run, loaded once: its validation, its summary when it passed, and what else was asked of it.
+
+    Only a run that passed validation has figures: its money (when priced) and its crossover view.
+    """
 
     validation: RunValidation
     summary: RunSummary | None  # None when the run failed validation
     details: list[ConversationDetail] | None = None  # None unless asked for, or unreadable in a failed run
     findings: dict[str, list[dict[str, Any]]] | None = None  # conversationId -> claim findings (passed runs)
+    money: RunMoney | None = None  # None unless priced
+    crossover: CrossoverView | None = None  # None unless asked for
 
 
 # The claim checker's finding kinds (analysis.claims): fixed names the site and the analysis group findings by,
@@ -386,8 +394,8 @@ CLAIM_MEANING = {
 }
 
 
-# The crossover view's measures (analysis.crossover): five SQL medians, then money (priced in Python by
-# analysis.costs, the one place prices are applied).
+# The crossover view's measures (analysis.crossover): five SQL medians, then money (priced by analysis.costs,
+# the one place prices are applied).
 CROSSOVER_MEASURES = ("totalTokens", "elapsedMs", "turns", "toolCalls", "backendLookups", "costUsd")
 
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from importlib.metadata import version
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,17 @@ PRICE_FILE_VERSION = 1
 
 class PriceFileError(WismoError):
     """A --prices file that cannot be used; the message names the file and the field."""
+
+
+# Why a conversation has no price, and the notes beside a price (the same words wherever it is priced).
+ESTIMATE_REASON = "the token counts are wismo's estimates, not a provider's: name a model to price them as"
+NO_TOKENS_REASON = "no response reported any tokens"
+CACHED_NOTE = "cached input not reported: all input priced at the input rate"
+
+
+def unreported_note(requests: int) -> str:
+    """The note on a conversation some of whose requests reported no tokens."""
+    return f"{requests} request(s) reported no tokens and add nothing"
 
 
 @dataclass(frozen=True)
@@ -211,87 +223,6 @@ def library_source() -> PriceSource:
     return PriceSource("genai-prices", version("genai-prices"))
 
 
-@dataclass
-class PriceBook:
-    """Prices one model response at a time: the --prices file first, then genai-prices."""
-
-    overrides: PriceFile | None = None
-    use_library: bool = True
-    _library: PriceSource | None = field(default=None, init=False, repr=False)
-    # (model, provider, vendor, base URL) -> genai-prices' (ModelInfo, Provider), or why it has none: matching
-    # a model id is the same for every response, and a run has many responses of one model.
-    _matches: dict[tuple[str, str | None, str | None, str | None], Any] = field(default_factory=dict, init=False,
-                                                                                  repr=False)
-
-    def price(self, usage: TokenUsage, model: str, *, provider: str | None = None, base_url: str | None = None,
-              at: datetime | None = None, vendor: str | None = None) -> Cost:
-        """The cost of one response's tokens as `model`, or unknown with the reason.
-
-        `provider` is the run's provider name and `vendor` the pricing vendor its manifest recorded.
-        """
-        tokens_in, cached, tokens_out = usage.input_tokens or 0, usage.cached_tokens or 0, usage.output_tokens or 0
-        notes = ("cached input not reported: all input priced at the input rate",) \
-            if usage.cached_tokens is None and tokens_in else ()
-        if self.overrides is not None and (found := self.overrides.find(model)):
-            key, rate = found
-            usd = ((tokens_in - cached) * rate.input + cached * rate.cached_input + tokens_out * rate.output) / MILLION
-            return Cost(usd, key, (self.overrides.source,), usage.estimated, notes=notes,
-                        prices=(AppliedPrice(key, self.overrides.source, rate),))
-        if self.use_library:
-            result = self._library_price(tokens_in, cached, tokens_out, model, (provider, vendor, base_url), at)
-            if isinstance(result, str):
-                return Cost(None, model, (), usage.estimated, unknown_reason=result)
-            usd, applied = result
-            return Cost(usd, applied.model, (applied.source,), usage.estimated, notes=notes, prices=(applied,))
-        return Cost(None, model, (), usage.estimated, unknown_reason=f"no price for {model} in the --prices file")
-
-    def _library_source(self) -> PriceSource:
-        if self._library is None:
-            self._library = library_source()
-        return self._library
-
-    def _library_price(self, tokens_in: int, cached: int, tokens_out: int, model: str,
-                       run: tuple[str | None, str | None, str | None],
-                       at: datetime | None) -> tuple[Decimal, AppliedPrice] | str:
-        from genai_prices import Usage, calc_price  # imported when pricing, not by every analysis
-
-        where = library_lookup(model, *run)
-        if isinstance(where, str):
-            return where
-        key = (model, *run)
-        match = self._matches.get(key)
-        usage = None if match is not None else Usage(input_tokens=tokens_in, cache_read_tokens=cached,
-                                                     output_tokens=tokens_out)  # costly: built when needed
-        if match is None:
-            try:
-                priced = calc_price(usage, model, genai_request_timestamp=at, **where)  # type: ignore[call-overload]
-            except LookupError as exc:
-                # Its message quotes a base URL as given, credentials and all: say it in our words then.
-                said = "it knows no provider at the run's base URL" if "provider_api_url" in where else f"{exc}"
-                self._matches[key] = f"no price for {model}: genai-prices {self._library_source().version}: {said}"
-                return str(self._matches[key])
-            self._matches[key] = (priced.model, priced.provider)
-            return Decimal(priced.total_price), self._applied(priced.model, priced.model_price)
-        if isinstance(match, str):
-            return match
-        info, found = match
-        when = at or datetime.now(UTC)  # as calc_price does
-        price = info.get_prices(when)
-        rate_in, rate_out = price.input_mtok, price.output_mtok
-        rate_cached = getattr(price, "cache_read_mtok", None) if cached else Decimal(0)
-        if isinstance(rate_in, Decimal) and isinstance(rate_cached, Decimal) and isinstance(rate_out, Decimal):
-            # A flat price: the sum genai-prices computes (the tests hold the two equal), without its
-            # per-call unit machinery, which costs more than a large run's whole analysis.
-            usd = ((tokens_in - cached) * rate_in + cached * rate_cached + tokens_out * rate_out) / MILLION
-        else:  # tiered by prompt size: genai-prices computes it
-            usage = Usage(input_tokens=tokens_in, cache_read_tokens=cached, output_tokens=tokens_out)
-            usd = Decimal(info.calc_price(usage, found, genai_request_timestamp=when).total_price)
-        return usd, self._applied(info, price)
-
-    def _applied(self, info: Any, price: Any) -> AppliedPrice:
-        return AppliedPrice(info.id, self._library_source(), _library_rate(price), _library_since(info, price))
-
-
 def library_lookup(model: str, provider: str | None, vendor: str | None,
                    base_url: str | None) -> dict[str, str] | str:
     """How genai-prices is asked for a run's model: under its pricing vendor, else by its base URL; or why not.
@@ -303,11 +234,198 @@ def library_lookup(model: str, provider: str | None, vendor: str | None,
     found = pricing_vendor(provider, vendor)
     if found is not None:
         return {"provider_id": found}
-    if provider is None:
+    if provider is None:  # a model named by the caller (--price-as): looked up by its name alone
         return {}
     if not base_url:
         return f"no price for {model}: provider {provider} has no base URL genai-prices knows"
     return {"provider_api_url": base_url}
+
+
+@dataclass(frozen=True)
+class RateBand:
+    """The rates for a response whose prompt has more than `above` and at most `upto` input tokens (None: any)."""
+
+    above: int
+    upto: int | None
+    rate: Rate
+    request_fee: Decimal = Decimal(0)  # USD per response: a few models bill each request
+
+    def usd(self, tokens_in: int, cached: int, tokens_out: int) -> Decimal:
+        """One response's cost: uncached input, cached input and output at their rates, and the request fee."""
+        rate = self.rate
+        return ((tokens_in - cached) * rate.input + cached * rate.cached_input
+                + tokens_out * rate.output) / MILLION + self.request_fee
+
+
+@dataclass(frozen=True)
+class PricePeriod:
+    """One price of a model, in force from `start` to `end` (UTC; None for a response of unknown time)."""
+
+    start: datetime | None
+    end: datetime | None
+    model: str  # the model id the source lists the price under, e.g. gpt-5-mini for gpt-5-mini-2025-08-07
+    applied: AppliedPrice
+    bands: tuple[RateBand, ...]  # by prompt size, from the smallest; one for a price that is not tiered
+
+    def covers(self, at: datetime | None) -> bool:
+        """Whether the price is in force at `at` (a naive time is UTC)."""
+        if self.start is None or self.end is None or at is None:
+            return True
+        return self.start <= (at if at.tzinfo is not None else at.replace(tzinfo=UTC)) < self.end
+
+    def band(self, tokens_in: int) -> RateBand:
+        """The band of a prompt of `tokens_in` input tokens."""
+        return next(b for b in self.bands if tokens_in > b.above and (b.upto is None or tokens_in <= b.upto))
+
+
+@dataclass
+class PriceBook:
+    """Prices model responses: the --prices file first, then genai-prices.
+
+    `periods` resolves a model and a day into the prices in force that day, once per (model, day): the
+    analysis prices a whole run from those in SQL (analysis/sql/money_*.sql), and `price` one response.
+    """
+
+    overrides: PriceFile | None = None
+    use_library: bool = True
+    _library: PriceSource | None = field(default=None, init=False, repr=False)
+    # (model, provider, vendor, base URL) -> genai-prices' (ModelInfo, Provider), or why it has none: matching
+    # a model id is the same for every response, and a run has many responses of one model.
+    _matches: dict[tuple[str, str | None, str | None, str | None], Any] = field(default_factory=dict, init=False,
+                                                                                  repr=False)
+    _periods: dict[tuple[str, str | None, str | None, str | None, date | None], list[PricePeriod] | str] = field(
+        default_factory=dict, init=False, repr=False)
+
+    def price(self, usage: TokenUsage, model: str, *, provider: str | None = None, base_url: str | None = None,
+              at: datetime | None = None, vendor: str | None = None) -> Cost:
+        """The cost of one response's tokens as `model`, or unknown with the reason.
+
+        `provider` is the run's provider name and `vendor` the pricing vendor its manifest recorded.
+        """
+        tokens_in, cached, tokens_out = usage.input_tokens or 0, usage.cached_tokens or 0, usage.output_tokens or 0
+        notes = (CACHED_NOTE,) if usage.cached_tokens is None and tokens_in else ()
+        periods = self.periods(model, provider=provider, base_url=base_url, vendor=vendor,
+                               day=None if at is None else utc_day(at))
+        if isinstance(periods, str):
+            return Cost(None, model, (), usage.estimated, unknown_reason=periods)
+        period = next(p for p in periods if p.covers(at))
+        usd = period.band(tokens_in).usd(tokens_in, cached, tokens_out)
+        return Cost(usd, period.model, (period.applied.source,), usage.estimated, notes=notes,
+                    prices=(period.applied,))
+
+    def periods(self, model: str, *, provider: str | None = None, base_url: str | None = None,
+                vendor: str | None = None, day: date | None = None) -> list[PricePeriod] | str:
+        """The prices of `model` in force over the UTC day `day` (None: now), or why it has none."""
+        key = (model, provider, vendor, base_url, day)
+        if key not in self._periods:
+            self._periods[key] = self._resolve(model, (provider, vendor, base_url), day)
+        return self._periods[key]
+
+    def _resolve(self, model: str, run: tuple[str | None, str | None, str | None],
+                 day: date | None) -> list[PricePeriod] | str:
+        if self.overrides is not None and (found := self.overrides.find(model)):
+            key, rate = found
+            start, end = _day_bounds(day)
+            return [PricePeriod(start, end, key, AppliedPrice(key, self.overrides.source, rate),
+                                (RateBand(-1, None, rate),))]
+        if not self.use_library:
+            return f"no price for {model} in the --prices file"
+        match = self._match(model, run)
+        if isinstance(match, str):
+            return match
+        info, _ = match
+        periods = []
+        for start, end in _segments(info, day):
+            price = info.get_prices(start or datetime.now(UTC))  # as calc_price does without a time
+            periods.append(PricePeriod(start, end, info.id, self._applied(info, price), _bands(price)))
+        return periods
+
+    def _library_source(self) -> PriceSource:
+        if self._library is None:
+            self._library = library_source()
+        return self._library
+
+    def _match(self, model: str, run: tuple[str | None, str | None, str | None]) -> Any:
+        """genai-prices' (ModelInfo, Provider) for the model, or why it has none (one lookup per model).
+
+        `run` is the run's (provider name, pricing vendor, base URL).
+        """
+        from genai_prices import Usage, calc_price  # imported when pricing, not by every analysis
+
+        where = library_lookup(model, *run)
+        if isinstance(where, str):
+            return where
+        key = (model, *run)
+        if key not in self._matches:
+            try:
+                priced = calc_price(Usage(input_tokens=0, output_tokens=0), model, **where)  # type: ignore[call-overload]
+            except LookupError as exc:
+                # Its message quotes a base URL as given, credentials and all: say it in our words then.
+                said = "it knows no provider at the run's base URL" if "provider_api_url" in where else f"{exc}"
+                self._matches[key] = f"no price for {model}: genai-prices {self._library_source().version}: {said}"
+            else:
+                self._matches[key] = (priced.model, priced.provider)
+        return self._matches[key]
+
+    def _applied(self, info: Any, price: Any) -> AppliedPrice:
+        return AppliedPrice(info.id, self._library_source(), _library_rate(price), _library_since(info, price))
+
+
+def utc_day(at: datetime) -> date:
+    """The UTC day of a time (genai-prices dates its prices by UTC day; a naive time is UTC)."""
+    return (at.astimezone(UTC) if at.tzinfo is not None else at).date()
+
+
+def _day_bounds(day: date | None) -> tuple[datetime | None, datetime | None]:
+    if day is None:
+        return None, None
+    start = datetime.combine(day, time(0), UTC)
+    return start, start + timedelta(days=1)
+
+
+def _segments(info: Any, day: date | None) -> list[tuple[datetime | None, datetime | None]]:
+    """The spans of a UTC day over which none of the model's prices starts or stops applying.
+
+    A price starts on a date (constant over a UTC day) or applies daily between two times (off-peak
+    prices): the day is cut at those times.
+    """
+    if day is None:
+        return [(None, None)]
+    from genai_prices.types import TimeOfDateConstraint
+
+    start = datetime.combine(day, time(0), UTC)
+    end = start + timedelta(days=1)
+
+    cuts = {start, end}
+    for conditional in info.prices if isinstance(info.prices, list) else ():
+        if isinstance(conditional.constraint, TimeOfDateConstraint):
+            for moment in (conditional.constraint.start_time, conditional.constraint.end_time):
+                utc = moment if moment.tzinfo is None else \
+                    datetime.combine(date(1970, 1, 1), moment).astimezone(UTC).timetz()
+                cuts.add(datetime.combine(day, utc.replace(tzinfo=None), UTC))
+    return list(pairwise(sorted(cuts)))
+
+
+def _bands(price: Any) -> tuple[RateBand, ...]:
+    """genai-prices' ModelPrice as rates by prompt size: a tier applies to a prompt of more input tokens than its
+    start (to all of its tokens); cached input without a rate of its own is priced at the input rate."""
+    from genai_prices.types import TieredPrices
+
+    cached = price.cache_read_mtok if price.cache_read_mtok is not None else price.input_mtok
+    units = (price.input_mtok, cached, price.output_mtok, price.requests_kcount)
+    starts = sorted({tier.start for unit in units if isinstance(unit, TieredPrices) for tier in unit.tiers})
+    edges = [-1, *starts]
+
+    def rate_at(unit: Any, above: int) -> Decimal:
+        if unit is None:
+            return Decimal(0)
+        if not isinstance(unit, TieredPrices):
+            return Decimal(unit)
+        return next((tier.price for tier in reversed(unit.tiers) if tier.start <= above), unit.base)
+
+    return tuple(RateBand(above, upto, Rate(*(rate_at(unit, above) for unit in units[:3])),
+                          rate_at(units[3], above) / 1000)  # requests_kcount: USD per thousand requests
+                 for above, upto in zip(edges, [*starts, None], strict=True))
 
 
 def _library_rate(price: Any) -> Rate | None:
@@ -342,10 +460,9 @@ def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str
     price_as = price_as if estimated else None
     reported = [t for t in turns if t.usage.input_tokens is not None or t.usage.output_tokens is not None]
     if estimated and price_as is None:
-        return Cost(None, model, (), True, unknown_reason="the token counts are wismo's estimates, not a "
-                                                          "provider's: name a model to price them as")
+        return Cost(None, model, (), True, unknown_reason=ESTIMATE_REASON)
     if not reported:
-        return Cost(None, price_as or model, (), estimated, price_as, "no response reported any tokens")
+        return Cost(None, price_as or model, (), estimated, price_as, NO_TOKENS_REASON)
     total = Decimal(0)
     sources: dict[PriceSource, None] = {}  # dicts as ordered sets
     notes: dict[str, None] = {}
@@ -363,5 +480,5 @@ def conversation_cost(book: PriceBook, turns: Sequence[TurnUsage], *, model: str
         notes.update(dict.fromkeys(cost.notes))
         applied.update(dict.fromkeys(cost.prices))
     if len(reported) < len(turns):
-        notes[f"{len(turns) - len(reported)} request(s) reported no tokens and add nothing"] = None
+        notes[unreported_note(len(turns) - len(reported))] = None
     return Cost(total, ", ".join(matched), tuple(sources), estimated, price_as, None, tuple(notes), tuple(applied))

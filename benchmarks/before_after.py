@@ -24,12 +24,14 @@ from pathlib import Path
 
 from benchmarks.__main__ import _machine
 from benchmarks.record_throughput import SlowModelProcess
-from benchmarks.scale import _runs, measure_process
+from benchmarks.scale import BARE_SCAN, _runs, measure_process
 from benchmarks.startup import CALLS, _record, _session
 from benchmarks.stats import figure
 
 ROOT = Path(__file__).resolve().parent.parent
 MEASURES = ("servers", "provider", "record", "summarize", "site")
+BARE_SCAN_NAME = "DuckDB bare count(*) scan of its events.jsonl"
+SUMMARIZE_GOAL = 4.0  # wismo summarize --json at most 4 × the bare scan
 
 # In a fresh interpreter, after record's own imports: creating the scripted policy, as record does first.
 SCRIPTED_PROVIDER = """
@@ -96,6 +98,9 @@ def _recording(url: str, folder: Path) -> Callable[[Samples], None]:
 
 def _summarize(run: Path, size: int) -> Callable[[Samples], None]:
     def measure(samples: Samples) -> None:
+        # The goal is a ratio to DuckDB's bare scan of the same file, in the same round (fresh processes).
+        scan = measure_process(["-c", BARE_SCAN, str(run / "events.jsonl")], "bare scan")
+        samples.setdefault(f"{BARE_SCAN_NAME}, {size:,} conversations (s)", []).append(scan.wall_s)
         with tempfile.TemporaryFile() as out:
             measured = measure_process(["-m", "wismo.cli", "summarize", "--json", str(run)], "summarize", out)
             samples.setdefault(f"wismo summarize --json, {size:,} conversations (s)", []).append(measured.wall_s)
@@ -151,7 +156,25 @@ def compare(ref: str, repeats: int, chosen: list[str], work: Path) -> list[dict[
             result = figure(f"{name.rsplit(' (', 1)[0]} [{tree}]", unit, samples[tree][name])
             print(result.line())
             figures.append(result.to_json())
+    for tree in trees:
+        figures += _ratios(samples[tree], tree)
     return figures
+
+
+def _ratios(samples: Samples, tree: str) -> list[dict[str, object]]:
+    """`summarize --json` over the bare scan of the same run, round by round (both measured in the same turn)."""
+    ratios = []
+    for name, scans in samples.items():
+        if not name.startswith(BARE_SCAN_NAME):
+            continue
+        size = name.removeprefix(BARE_SCAN_NAME + ", ").removesuffix(" (s)")
+        runs = samples[f"wismo summarize --json, {size} (s)"]
+        result = figure(f"summarize --json / bare scan, {size} [{tree}]", "×",
+                        [run / scan for run, scan in zip(runs, scans, strict=True)],
+                        f"≤ {SUMMARIZE_GOAL:g} ×", SUMMARIZE_GOAL)
+        print(result.line())
+        ratios.append(result.to_json())
+    return ratios
 
 
 def main(argv: list[str] | None = None) -> int:

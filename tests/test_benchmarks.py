@@ -31,3 +31,15 @@ def test_the_suite_explains_itself():
     done = subprocess.run([sys.executable, "-m", "benchmarks.before_after", "--help"], capture_output=True,
                           text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0 and "git ref" in done.stdout and "--repeats" in done.stdout
+
+
+def test_before_after_gives_summarize_as_a_ratio_to_the_bare_scan_of_the_same_round():
+    from benchmarks.before_after import BARE_SCAN_NAME, _ratios
+
+    samples = {f"{BARE_SCAN_NAME}, 100,000 conversations (s)": [1.0, 0.5, 2.0],
+               "wismo summarize --json, 100,000 conversations (s)": [3.0, 2.5, 10.0],
+               "wismo build-site, 10,000 conversations (s)": [9.0, 9.0, 9.0]}
+    [ratio] = _ratios(samples, "after")
+    assert ratio["name"] == "summarize --json / bare scan, 100,000 conversations [after]"
+    assert (ratio["median"], ratio["min"], ratio["max"]) == (5.0, 3.0, 5.0)  # 3/1, 5/1 (2.5/0.5), 5/1 (10/2)
+    assert ratio["met"] is False and ratio["goal"] == "≤ 4 ×"

@@ -135,7 +135,7 @@ def test_a_run_of_three_designs_fits_in_80_and_100_columns_and_keeps_every_figur
     # The same sections laid out for an 80-column terminal: nothing dropped, no line longer.
     [summary] = summarize_runs([runs / "three"])
     [money] = Pricing(PriceBook(), "gpt-5-mini").money([runs / "three"])
-    [view] = crossover_of_runs([runs / "three"], [money])
+    [view] = crossover_of_runs([runs / "three"], Pricing(PriceBook(), "gpt-5-mini"))
     narrow = [*summary_lines(summary, 80), *money_lines(money, 80), *crossover_lines(view, 80)]
     assert [line for line in narrow if len(line) > 80] == []
     text = "\n".join(narrow)

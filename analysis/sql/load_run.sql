@@ -13,7 +13,9 @@
 -- events.jsonl is read once, with explicit columns and only the light fields (the heavy text:
 -- tool results, history items, raw output, the final text, stays in the file; load_details.sql
 -- reads it for the conversation pages), and every figure a check or a metric needs is added up
--- per (conversation, attempt) on the way. Checks then look at ~one row per conversation.
+-- per (conversation, attempt) on the way. Checks then look at ~one row per conversation. Money
+-- needs each model response (its model, time and tokens): they are kept as a short list per
+-- conversation (`response_usage`), which costs far less than a second pass.
 -- Lines that are not JSON become all-NULL rows (ignore_errors) and are counted, never dropped.
 --
 -- maximum_object_size is also read_json's buffer size, so it stays at DuckDB's default of 16 MiB
@@ -122,7 +124,8 @@ WITH lines AS (
         caseId: 'VARCHAR', design: 'VARCHAR', repetition: 'BIGINT', pairIndex: 'BIGINT',
         pairPosition: 'BIGINT', turn: 'BIGINT', callId: 'VARCHAR', bytes: 'BIGINT',
         lookups: 'STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT)',
-        usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT, reasoningTokens BIGINT)',
+        usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT, reasoningTokens BIGINT,
+                      estimated BOOLEAN)', model: 'VARCHAR',
         status: 'VARCHAR', budgetHit: 'VARCHAR', error: 'VARCHAR',
         -- objects kept as their JSON text here; views.sql parses the ~one per conversation
         assessment: 'VARCHAR', score: 'VARCHAR', claimed: 'VARCHAR',
@@ -163,6 +166,10 @@ SELECT readable, foreign_run, conversationId AS conversation_id, attempt,
        sum(CASE WHEN type = 'model_response' THEN usage.outputTokens END) AS output_tokens,
        sum(CASE WHEN type = 'model_response' THEN usage.cachedTokens END) AS cached_tokens,
        sum(CASE WHEN type = 'model_response' THEN usage.reasoningTokens END) AS reasoning_tokens,
+       -- what money needs of each model response (analysis/sql/money_turns.sql prices them)
+       list({'turn': turn, 'ts': ts, 'model': model, 'input_tokens': usage.inputTokens,
+             'output_tokens': usage.outputTokens, 'cached_tokens': usage.cachedTokens,
+             'estimated': usage.estimated}) FILTER (WHERE type = 'model_response') AS response_usage,
        sum(CASE WHEN type = 'tool_result' THEN bytes END) AS result_bytes,
        sum(CASE WHEN type = 'tool_result' THEN lookups.orders END) AS lookups_orders,
        sum(CASE WHEN type = 'tool_result' THEN lookups.payments END) AS lookups_payments,

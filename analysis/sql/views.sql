@@ -65,7 +65,7 @@ GROUP BY ALL;
 -- ("not recorded"), never 0, unless the recorder claimed a total (claimed.lookups): runs recorded
 -- before the servers reported them have none. tool_result_bytes adds up the result texts' bytes (0
 -- when no tool was called; every run records bytes).
-CREATE OR REPLACE VIEW conversations AS
+CREATE OR REPLACE TABLE conversations AS
 SELECT t.conversation_id, t.attempt, t.case_id, t.design, t.repetition, t.pair_index, t.pair_position,
        t.status, t.budget_hit, t.error, t.assessment,
        coalesce(ls.score, t.stored_score) AS score,

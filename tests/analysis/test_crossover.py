@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analysis.costs import money_of_runs
+from analysis.costs import Pricing, costs_of_run
 from analysis.crossover import (
     crossover_json,
     crossover_of_runs,
@@ -81,7 +81,7 @@ def _trace_groups(run_dir: Path, dataset: Path) -> dict[tuple[str, str, int], di
 
 def test_each_point_is_the_median_and_pass_rate_of_its_conversations_in_the_trace(study, generated):
     groups = _trace_groups(study, generated)
-    [view] = crossover_of_runs([study], [None])
+    [view] = crossover_of_runs([study])
     assert view.sizes == SIZES and view.unsized_conversations == 0
     assert view.kinds == ("full", "has everything arrived", "when will the rest arrive", "was my payment taken")
     assert {(p.design, p.kind, p.order_lines) for p in view.points} == set(groups)
@@ -103,19 +103,17 @@ def test_each_point_is_the_median_and_pass_rate_of_its_conversations_in_the_trac
 
 
 def test_money_is_priced_per_point_only_when_asked_and_unknown_otherwise(study):
-    [money] = money_of_runs([study], PriceBook(), price_as="gpt-5-mini")
-    [view] = crossover_of_runs([study], [money])
+    [view] = crossover_of_runs([study], Pricing(PriceBook(), "gpt-5-mini"))
     assert view.money_estimated and "gpt-5-mini" in view.money_note
     costs = defaultdict(list)
     cases = {c["caseId"]: c for c in json.loads((study / "manifest.json").read_text())["cases"]}
-    for c in money.conversations:
+    for c in costs_of_run(study, PriceBook(), price_as="gpt-5-mini"):
         costs[(c.design, kind_name(cases[c.case_id]["asks"]), cases[c.case_id]["orderLines"])].append(float(c.cost.usd))
     for point in view.points:
         assert point.medians["costUsd"] == pytest.approx(statistics.median(costs[(point.design, point.kind,
                                                                                    point.order_lines)]))
     assert any(c.measure == "costUsd" for c in view.crossovers)
-    [unpriced] = money_of_runs([study], PriceBook())
-    [view] = crossover_of_runs([study], [unpriced])
+    [view] = crossover_of_runs([study], Pricing(PriceBook()))
     assert all(p.medians["costUsd"] is None for p in view.points)
     assert not any(c.measure == "costUsd" for c in view.crossovers)
     assert view.money_note.startswith("money: unknown (")
@@ -207,13 +205,13 @@ def test_summarize_crossover_prints_a_table_per_kind_in_100_columns_and_json(stu
                               "lookups", "cost", "USD"]
     assert "   10  granular      1       0" in result.output  # the failing point, with its pass rate
     assert "(1 of 1 stopped by a budget)" in " ".join(result.output.split())
-    [view] = crossover_of_runs([study], [None])
+    [view] = crossover_of_runs([study])
     for crossover in view.crossovers:
         # wrapped at 100 columns: compare with the line breaks taken out
         assert " ".join(crossover.sentence.split()) in " ".join(result.output.split())
     documents = json.loads(CliRunner().invoke(cli, ["summarize", str(study), "--crossover", "--json"]).output)
-    [unpriced] = money_of_runs([study], PriceBook())
-    [view] = crossover_of_runs([study], [unpriced])  # summarize prices every run (here: unknown, estimated tokens)
+    # summarize prices every run (here: unknown, estimated tokens)
+    [view] = crossover_of_runs([study], Pricing(PriceBook()))
     assert documents[0]["crossover"] == json.loads(json.dumps(crossover_json(view)))
     assert documents[0]["crossover"]["shown"] is True
     plain = json.loads(CliRunner().invoke(cli, ["summarize", str(study), "--json"]).output)
@@ -229,7 +227,7 @@ def test_the_site_shows_the_section_with_a_chart_per_measure_and_the_words(study
     assert 'id="crossover-study"' in page
     for measure in CROSSOVER_MEASURES:
         assert f'data-chart="crossover-0-{measure}"' in page
-    [view] = crossover_of_runs([study], [None])
+    [view] = crossover_of_runs([study])
     for crossover in view.crossovers:
         assert crossover.sentence.replace("'", "&#39;") in page
     assert "(1 of 1 stopped by a budget)" in page

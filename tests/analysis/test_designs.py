@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis import RunValidationError, summarize_runs, validate_runs
-from analysis.costs import money_of_runs
+from analysis.costs import costs_of_run, money_of_runs
 from analysis.crossover import crossover_of_runs
 from analysis.headline import headline
 from analysis.model import METRICS, PairCounts, RunSummary
@@ -191,7 +191,8 @@ def test_money_compares_every_design_with_the_baseline(three):
     assert [(c.correct_pairs, c.priced_pairs) for c in money.comparisons] == [(2, 2), (3, 3)]
     middle = money.comparisons[1]
     # the pairs are A1, A2 and B2, as for tokens: middle's median is its median cost over them
-    costs = {(c.case_id, c.repetition, c.design): c.cost.usd for c in money.conversations}
+    costs = {(c.case_id, c.repetition, c.design): c.cost.usd
+             for c in costs_of_run(three.run.run_dir, PriceBook(), price_as="gpt-5-mini")}
     mine = sorted(costs[(case, r, M)] for case, r in (("A", 1), ("A", 2), ("B", 2)))
     assert middle.other_median == mine[1]
     sentences = comparison_sentences(money)
@@ -204,7 +205,7 @@ def test_money_compares_every_design_with_the_baseline(three):
 def test_the_crossover_view_has_every_design_and_compares_each_with_the_baseline(tmp_path):
     run_dir = write_run(tmp_path, replace(THREE, run_id="sized", order_lines={"A": 1, "B": 5}))
     passed_validation(run_dir)
-    [view] = crossover_of_runs([run_dir], [None])
+    [view] = crossover_of_runs([run_dir])
     assert (view.designs, view.baseline, view.sizes) == ((G, F, M), G, (1, 5))
     tokens = [c for c in view.crossovers if c.measure == "totalTokens"]
     assert [(c.baseline, c.other) for c in tokens] == [(G, F), (G, M)]

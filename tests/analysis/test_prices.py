@@ -255,3 +255,20 @@ def test_an_unknown_base_url_is_not_repeated_in_the_reason():
     cost = PriceBook().price(USAGE, "llama3", provider="openai-chat", base_url="http://u:sk-SECRET@10.0.0.2:8089/v1")
     assert cost.usd is None and "sk-SECRET" not in cost.unknown_reason
     assert cost.unknown_reason.endswith("it knows no provider at the run's base URL")
+
+
+@pytest.mark.parametrize(("model", "url"), [("deepseek-chat", "https://api.deepseek.com/v1"),  # off-peak hours
+                                             ("sonar", "https://api.perplexity.ai")])  # a fee per request
+def test_off_peak_prices_and_request_fees_are_what_genai_prices_computes_for_every_response(model, url):
+    from genai_prices import Usage, calc_price
+
+    book = PriceBook()
+    costs = set()
+    for hour in (0, 1, 10, 16, 17, 23):  # deepseek's peak is 00:30 to 16:30 UTC
+        at = datetime(2026, 11, 2, hour, 45, tzinfo=UTC)
+        cost = book.price(USAGE, model, provider="openai-chat", base_url=url, at=at)
+        expected = calc_price(Usage(input_tokens=1_000_000, cache_read_tokens=200_000, output_tokens=100_000), model,
+                              provider_api_url=url, genai_request_timestamp=at).total_price
+        assert cost.usd == expected, (hour, cost.usd, expected)
+        costs.add(cost.usd)
+    assert len(costs) == (2 if model == "deepseek-chat" else 1)

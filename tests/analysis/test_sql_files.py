@@ -97,10 +97,33 @@ def test_number_lines_runs_as_it_is(tmp_path):
     assert con.execute("SELECT line_no FROM malformed_lines ORDER BY 1").fetchall() == [(lines + 1,), (lines + 2,)]
 
 
-def test_the_turn_usage_files_run_as_they_are():
-    rows = run_with_python_api([*SETUP, "load_turn_usage.sql"], "turn_usage_rows.sql")
+MONEY = ["money_turns.sql", "money_costs.sql"]
+MONEY_QUERIES = ["money_keys.sql", "money_designs.sql", "money_comparisons.sql", "money_run.sql", "money_reasons.sql",
+                 "money_price_order.sql", "money_conversations.sql", "money_crossover.sql"]
+
+
+@pytest.mark.parametrize("query", MONEY_QUERIES)
+def test_the_money_files_run_as_they_are(query):
+    # No price resolved (analysis/price_table.py fills money_prices): every response priced as the named
+    # model needs one, and every conversation is unknown, never $0.
+    setup = [*SETUP, *MONEY]
+    con = duckdb.connect()
+    con.execute(f"SET VARIABLE run_dir = '{SAMPLE_RUN}'")
+    con.execute("SET VARIABLE price_as = 'gpt-5-mini'")
+    for name in setup:
+        con.execute(sql_text(name)).fetchall()
+    rows = con.execute(sql_text(query)).fetchall()
     responses = sum('"model_response"' in line for line in (SAMPLE_RUN / "events.jsonl").read_text().splitlines())
-    assert len(rows) == responses  # the sample run has no superseded attempt: every response counts
+    assert con.execute("SELECT count(*), count_if(needs_price) FROM money_turns").fetchone() == (responses, responses)
+    assert con.execute("SELECT count(*), count(usd), min(unknown) FROM conversation_costs").fetchone() == \
+        (len(con.execute("SELECT * FROM conversations").fetchall()), 0, "no price")
+    assert rows or query == "money_price_order.sql"  # no conversation has a price
     cli = duckdb_cli()
     if cli:
-        assert len(run_with_cli(cli, [*SETUP, "load_turn_usage.sql"], "turn_usage_rows.sql")) - 1 == len(rows)
+        with_price = [cli, "-csv", "-c", f"SET VARIABLE run_dir = '{SAMPLE_RUN}'", "-c",
+                      "SET VARIABLE price_as = 'gpt-5-mini'"]
+        for name in [*setup, query]:
+            with_price += ["-c", f".read {SQL_DIR / name}"]
+        done = subprocess.run(with_price, capture_output=True, text=True, check=False)
+        assert done.returncode == 0 and "Error" not in done.stderr, done.stderr
+        assert len(list(csv.reader(io.StringIO(done.stdout)))) - 1 == len(rows)

@@ -69,7 +69,6 @@ def _check_struct(sql_file: str, where: str, kind: str, annotations: list[Any]) 
 @pytest.mark.parametrize(("sql_file", "models"), [
     ("load_run.sql", events.EVENT_LINES),
     ("load_details.sql", events.EVENT_LINES),
-    ("load_turn_usage.sql", events.EVENT_LINES),
     ("load_scores.sql", events.SCORE_LINES),
     ("load_claims.sql", events.CLAIM_LINES),
 ])

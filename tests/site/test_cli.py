@@ -23,7 +23,7 @@ def fake_analysis(*sites):
     details_by_run = {run: d for s in sites for run, d in s["details_by_run"].items()}
     findings = factories.findings_fixture()
 
-    def analyze_runs(dirs, details=False, paired=True):
+    def analyze_runs(dirs, details=False, paired=True, **_):
         names = [Path(d).name for d in dirs]
         return [RunAnalysis(validations[name], summaries.get(name), details_by_run.get(name) if details else None,
                             findings.get(name, {}) if details and name in summaries else None)
@@ -38,8 +38,6 @@ def runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     sites = [factories.offline_site(), factories.with_failing_run(factories.offline_site())]
     monkeypatch.setattr(from_runs, "analyze_runs", fake_analysis(*sites))
-    monkeypatch.setattr(from_runs, "money_of_runs", lambda *_, **__: [])  # pricing reads events.jsonl too
-    monkeypatch.setattr(from_runs, "crossover_of_runs", lambda *_, **__: [])  # and so does the crossover view
     started_at = {"sample-offline": "2026-11-30T02:47:17+00:00", "broken-run": "2026-11-29T09:00:00+00:00"}
     for run_id, started in started_at.items():
         (tmp_path / "runs" / run_id).mkdir(parents=True)

@@ -24,8 +24,6 @@ def listed(site) -> list[str]:
 def test_a_rebuild_deletes_its_own_files_and_refuses_a_run_or_a_foreign_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(from_runs, "analyze_runs", fake_analysis(factories.offline_site()))
-    monkeypatch.setattr(from_runs, "money_of_runs", lambda *_, **__: [])  # pricing reads events.jsonl too
-    monkeypatch.setattr(from_runs, "crossover_of_runs", lambda *_, **__: [])  # and so does the crossover view
     (tmp_path / "runs" / "sample-offline").mkdir(parents=True)
     (tmp_path / "runs" / "sample-offline" / "manifest.json").write_text('{"schemaVersion": 1}')
     site = tmp_path / "site"
@@ -61,8 +59,6 @@ def test_a_rebuild_deletes_its_own_files_and_refuses_a_run_or_a_foreign_file(tmp
 def test_a_site_from_before_file_lists_still_never_loses_a_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(from_runs, "analyze_runs", fake_analysis(factories.offline_site()))
-    monkeypatch.setattr(from_runs, "money_of_runs", lambda *_, **__: [])  # pricing reads events.jsonl too
-    monkeypatch.setattr(from_runs, "crossover_of_runs", lambda *_, **__: [])  # and so does the crossover view
     (tmp_path / "runs" / "sample-offline").mkdir(parents=True)
     site = tmp_path / "site"
     (site / "recorded").mkdir(parents=True)

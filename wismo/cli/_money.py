@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from analysis.costs import RunMoney, money_of_runs
+from analysis.costs import Pricing, RunMoney
 from analysis.money_words import (
     DESIGN_HEADERS,
     UNKNOWN,
@@ -22,18 +21,6 @@ from analysis.prices import PriceBook, PriceFileError, load_price_file
 from wismo.cli._tables import table, wrap
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True)
-class Pricing:
-    """What prices a run: genai-prices, overridden by a --prices file, and the model estimates are priced as."""
-
-    book: PriceBook
-    price_as: str | None = None
-
-    def money(self, run_dirs: Sequence[Path]) -> list[RunMoney]:
-        """Each run's money (the runs have passed validation)."""
-        return money_of_runs(list(run_dirs), self.book, price_as=self.price_as)
 
 
 def pricing_options(command: F) -> F:

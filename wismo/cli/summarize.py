@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from analysis import summarize_runs
-from analysis.crossover import crossover_json, crossover_of_runs
+from analysis import analyze_runs
+from analysis.crossover import crossover_json
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from analysis.errors import RunValidationError
 from analysis.headline import HEADLINE_METRIC, headline
@@ -263,13 +263,15 @@ def summarize_command(run_dirs: tuple[Path, ...], as_json: bool, with_cases: boo
         raise click.UsageError("--wide only applies to the tables, not to --json")
     priced_by = pricing(prices, price_as)  # a bad price file fails before any run is read
     try:
-        summaries = summarize_runs(list(run_dirs), bootstrap_resamples=bootstrap_resamples, seed=seed,
-                                   paired=with_paired)
+        # One load per run gives its checks, figures, money and crossover view; each run's crossover on
+        # its own: a view never pools runs, so runs on other datasets are not mixed.
+        analyses = analyze_runs(list(run_dirs), bootstrap_resamples=bootstrap_resamples, seed=seed,
+                                paired=with_paired, pricing=priced_by, crossover=with_crossover, require_valid=True)
     except RunValidationError as exc:
         raise click.ClickException(str(exc)) from None
-    money = priced_by.money([s.run.run_dir for s in summaries])
-    # Each run's crossover on its own: a view never pools runs, so runs on other datasets are not mixed.
-    crossovers = crossover_of_runs([s.run.run_dir for s in summaries], money) if with_crossover else None
+    summaries = [a.summary for a in analyses if a.summary is not None]
+    money = [a.money for a in analyses if a.money is not None]
+    crossovers = [a.crossover for a in analyses if a.crossover is not None] if with_crossover else None
     if as_json:
         # The crossover key only when asked for: without --crossover the JSON stays what it was.
         documents = [{**summary_to_json(s, cases=with_cases), "money": money_json(m),

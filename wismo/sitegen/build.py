@@ -79,21 +79,24 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                findings_by_run: Mapping[str, Mapping[str, list[dict[str, Any]]]] | None = None,
                *, built_at: str | None = None, mixed: Sequence[str] = (), jobs: int | None = None,
                money: Mapping[str, RunMoney] | None = None,
-               crossover: Sequence[CrossoverView] | None = None) -> Path:
+               crossover: Sequence[CrossoverView] | None = None, review_tally: ReviewTally | None = None) -> Path:
     """Write the static site into `out_dir` and return the path of its index.html.
 
     `mixed` lists how the runs differ when they were allowed to mix datasets or tool definitions; every
     page that compares runs then says so. `jobs` processes render the conversation pages (default: one
     per CPU; 1 renders everything in this process); the site is the same bytes either way. `money`
     (run_id → its costs) adds a money section to each valid run on the overview; `crossover` (each run's
-    view) a crossover section to each valid run over several order sizes or question kinds.
+    view) a crossover section to each valid run over several order sizes or question kinds. `review_tally`:
+    the `reviews` already folded over these runs' shown summaries (fold_reviews), so they are not folded again.
     """
     if not validations:
         raise SiteError("no runs to build a site from")
     out_dir = Path(out_dir)
     source = assets_dir()
     data = SiteData.create(validations, summaries, details_by_run, findings_by_run, None)
-    if reviews is not None:
+    if review_tally is not None:
+        data.reviews = review_tally
+    elif reviews is not None:
         # Verdicts only apply to summaries that are shown, i.e. those of runs that passed validation.
         data.reviews = fold_reviews(reviews, {run_id: data.details[run_id] for run_id in data.valid_ids})
     # Every page's data is built before any worker forks: the review pages pretty-print the tool calls

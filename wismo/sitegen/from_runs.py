@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis import analyze_runs
-from analysis.costs import money_of_runs
-from analysis.crossover import crossover_of_runs
+from analysis.costs import Pricing
 from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
 from analysis.prices import PriceBook
 from core.errors import WismoError
@@ -69,25 +68,23 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     # Bad review files and an output folder the build may not use fail before any work.
     entries = load_reviews(review_files) if review_files else None
     check_output(out_dir)
-    # One load per run serves its checks, its figures and its conversation pages; no page shows the
-    # paired rows (one per case and repetition), so they are not built.
-    analyses: list[RunAnalysis] = analyze_runs(list(run_dirs), details=True, paired=False)
+    # One load per run serves its checks, its figures, its money, its crossover view and its conversation
+    # pages; no page shows the paired rows (one per case and repetition), so they are not built.
+    # check_mixing below refuses runs that are not like for like before anything is written.
+    analyses: list[RunAnalysis] = analyze_runs(list(run_dirs), details=True, paired=False, crossover=True,
+                                               pricing=Pricing(prices or PriceBook(), price_as))
     validations = [a.validation for a in analyses]
     mixed = check_mixing([v.run for v in validations], allow_mixed)
     summaries = [a.summary for a in analyses if a.summary is not None]
     details: dict[str, list[ConversationDetail]] = {a.validation.run.run_id: a.details for a in analyses
                                                     if a.details is not None}
     findings = {a.validation.run.run_id: a.findings for a in analyses if a.findings is not None}
-    # Pricing reads the runs' model_response lines once more (a light pass: usage, model, ts).
-    money = {m.run_id: m for m in money_of_runs([s.run.run_dir for s in summaries], prices or PriceBook(),
-                                                price_as=price_as)}
-    # The crossover view reads each valid run once more (analysis.crossover); check_mixing above has
-    # already refused runs that are not like for like.
-    crossover = crossover_of_runs([s.run.run_dir for s in summaries], [money.get(s.run.run_id) for s in summaries])
+    money = {a.money.run_id: a.money for a in analyses if a.money is not None}
+    crossover = [a.crossover for a in analyses if a.crossover is not None]
+    shown = {s.run.run_id for s in summaries}
+    # Folded once, over the summaries shown (those of runs that passed validation): the pages and the report.
+    tally = fold_reviews(entries, {run_id: d for run_id, d in details.items() if run_id in shown}) \
+        if entries is not None else None
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
-                       mixed=mixed, jobs=jobs, money=money, crossover=crossover)
-    tally = None
-    if entries is not None:
-        shown = {s.run.run_id for s in summaries}
-        tally = fold_reviews(entries, {run_id: d for run_id, d in details.items() if run_id in shown})
+                       mixed=mixed, jobs=jobs, money=money, crossover=crossover, review_tally=tally)
     return SiteBuild(index=index, validations=validations, reviews=tally, mixed=mixed, summaries=summaries)
