@@ -44,10 +44,14 @@ class ServerTarget:
     command: tuple[str, ...] = ()
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    # The URL as messages show it: as the user wrote it (`${VAR}` unexpanded), key-like segments hidden
+    shown_url: str | None = None
 
     def describe(self) -> str:
         """The command or the URL (secrets stripped), as a message names it."""
-        return strip_url_secrets(self.url) if self.url else shlex.join(self.command)
+        if self.url:
+            return self.shown_url or strip_url_secrets(self.url)
+        return shlex.join(self.command)
 
 
 def as_target(target: ServerTarget | Sequence[str]) -> ServerTarget:

@@ -337,7 +337,7 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
     progress = progress or SilentProgress()
     choice = _check_options(options)
     dataset = load_dataset(options.dataset_dir)
-    for warning in dataset.warnings:
+    for warning in [*dataset.warnings, *(w for spec in choice.designs for w in spec.url_warnings())]:
         progress.warn(warning)
     plans = plan_conversations(dataset, choice.names, options.repetitions, options.case_ids)
     provider = create_provider(options.provider, provider_settings(
