@@ -42,6 +42,24 @@ def strip_url_secrets(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
 
 
+# A path segment that looks like a key: long, of key characters, mixing letters and digits (hosted MCP
+# servers often put the key in the path: https://host/mcp/<key>). A false positive only hides a name.
+KEY_SEGMENT = re.compile(r"[A-Za-z0-9_\-.~+=]{16,}")
+KEY_SEGMENT_DIGITS = 3
+KEY_SEGMENT_LETTERS = 3
+
+
+def key_like_segments(url: str) -> list[str]:
+    """The segments of a URL's path that look like keys (see KEY_SEGMENT)."""
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        return []
+    return [segment for segment in path.split("/") if KEY_SEGMENT.fullmatch(segment)
+            and sum(c.isdigit() for c in segment) >= KEY_SEGMENT_DIGITS
+            and sum(c.isalpha() for c in segment) >= KEY_SEGMENT_LETTERS]
+
+
 def _redact_parameter(parameter: str) -> str:
     name, sep, value = parameter.partition("=")
     secret = sep and value != REDACTED and SECRET_NAME.search(unquote(name))

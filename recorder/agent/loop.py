@@ -110,21 +110,31 @@ class _Tally:
     # so the conversation's total is unknown (an error without them, e.g. arguments the SDK refused
     # before the tool ran, did no backend work).
     lookups_unreported: bool = False
+    # Whether any result reported lookups: a conversation whose results are all errors without them
+    # (a server that never reports) has an unknown total, never 0.
+    lookups_reported: bool = False
+    results_from_server: int = 0
 
     def add_usage(self, usage: dict[str, Any]) -> None:
         for key in self.tokens:
             if usage.get(key) is not None:
                 self.tokens[key] = (self.tokens[key] or 0) + usage[key]
 
-    def add_lookups(self, lookups: BackendLookups | None, is_error: bool) -> None:
+    def add_lookups(self, lookups: BackendLookups | None, is_error: bool, from_server: bool = True) -> None:
+        """Add one result's lookups; `from_server` is False for an error wismo made itself (unknown tool)."""
+        self.results_from_server += from_server
         if lookups is None:
             self.lookups_unreported = self.lookups_unreported or not is_error
             return
+        self.lookups_reported = True
         for key, value in lookups.model_dump().items():
             self.lookups[key] += value
 
     def claimed_lookups(self) -> BackendLookups | None:
-        return None if self.lookups_unreported else BackendLookups.model_validate(self.lookups)
+        """The total, or None ("not recorded") when a result lacked lookups or no server result reported any."""
+        if self.lookups_unreported or (self.results_from_server and not self.lookups_reported):
+            return None
+        return BackendLookups.model_validate(self.lookups)
 
 
 class _Stop(Exception):
@@ -355,7 +365,7 @@ class Conversation:
         started = time.perf_counter()
         text, is_error, kind, lookups = await self._call_tool(call)
         results[index] = {"callId": call["callId"], "text": text, "isError": is_error, "errorKind": kind}
-        self.tally.add_lookups(lookups, is_error)
+        self.tally.add_lookups(lookups, is_error, from_server=kind in (None, "tool"))
         self.log.write(ToolResultReceived(
             turn=turn, callId=call["callId"], name=call["name"], text=text, isError=is_error, errorKind=kind,
             bytes=len(text.encode("utf-8")), latencyMs=round((time.perf_counter() - started) * 1000, 3),

@@ -19,7 +19,7 @@ from typing import Any
 
 from core.errors import WismoError
 from core.runformat.manifest import DesignSource, Manifest
-from core.runformat.redact import strip_url_secrets
+from core.runformat.redact import REDACTED, key_like_segments, strip_url_secrets, url_secrets
 from recorder.designs.mcp_client import ServerTarget, server_command
 
 BUILT_IN = ("granular", "focused")
@@ -42,8 +42,43 @@ class DesignSpec:
     built_in: bool = False
 
     def target(self, environment: Mapping[str, str] | None = None) -> ServerTarget:
-        """How to reach the server, header values resolved (they are sent, never written)."""
-        return ServerTarget(command=self.command, url=self.url, headers=self.header_values(environment))
+        """How to reach the server, the URL and header values resolved (they are sent, never written)."""
+        return ServerTarget(command=self.command, url=self.url_value(environment),
+                            headers=self.header_values(environment), shown_url=self.shown_url())
+
+    def url_value(self, environment: Mapping[str, str] | None = None) -> str | None:
+        """The URL with its `$VAR`/`${VAR}` read from the environment (a key kept out of the command line)."""
+        if self.url is None:
+            return None
+        env = os.environ if environment is None else environment
+
+        def fill(match: re.Match[str]) -> str:
+            variable = match.group(1) or match.group(2)
+            if variable not in env:
+                raise WismoError(f"--server {self.name}=...: the URL reads ${variable}, which is not set")
+            return env[variable]
+        return ENV_REFERENCE.sub(fill, self.url)
+
+    def key_segments(self) -> list[str]:
+        """Segments of the URL as written that look like keys: they are hidden wherever the URL is written."""
+        return [s for s in key_like_segments(self.url) if not ENV_REFERENCE.search(s)] if self.url else []
+
+    def shown_url(self) -> str | None:
+        """The URL as written down: `${VAR}` left as is, credentials stripped, key-like segments redacted."""
+        if self.url is None:
+            return None
+        shown = strip_url_secrets(self.url)
+        for segment in self.key_segments():
+            shown = shown.replace(f"/{segment}", f"/{REDACTED}")
+        return shown
+
+    def url_warnings(self) -> list[str]:
+        """A warning for a URL written with a key in it (it is redacted, so the run cannot be resumed)."""
+        if not self.key_segments():
+            return []
+        return [f"--server {self.name}=...: the URL's path looks like it holds a key; it is written as "
+                f"{self.shown_url()}, and a resume cannot reach it: put the key in a variable and write "
+                f"--server '{self.name}=https://…/${{MY_MCP_KEY}}' (single-quoted)"]
 
     def header_values(self, environment: Mapping[str, str] | None = None) -> dict[str, str]:
         """Every header with its environment references filled in; a variable that is not set is an error."""
@@ -61,13 +96,16 @@ class DesignSpec:
     def secret_values(self, environment: Mapping[str, str] | None = None) -> list[str]:
         """What must never reach disk: every header value, and every variable a header reads."""
         env = os.environ if environment is None else environment
-        variables = [m.group(1) or m.group(2) for _, template in self.headers for m in ENV_REFERENCE.finditer(template)]
-        return [*self.header_values(env).values(), *(env[v] for v in variables if v in env)]
+        templates = [template for _, template in self.headers] + ([self.url] if self.url else [])
+        variables = [m.group(1) or m.group(2) for template in templates for m in ENV_REFERENCE.finditer(template)]
+        url = self.url_value(env)
+        return [*self.header_values(env).values(), *(env[v] for v in variables if v in env),
+                *url_secrets(url), *self.key_segments()]
 
     def source(self) -> dict[str, Any]:
         """The manifest's designSources entry: the command or the URL without secrets, header names only."""
         if self.url:
-            return {"url": strip_url_secrets(self.url), "headers": [h for h, _ in self.headers], "builtIn": False}
+            return {"url": self.shown_url(), "headers": [h for h, _ in self.headers], "builtIn": False}
         # wismo's own servers run with this interpreter; the manifest names it `python`, not a machine path
         command = ["python", *self.command[1:]] if self.built_in else list(self.command)
         return {"command": command, "headers": [], "builtIn": self.built_in}
@@ -167,7 +205,8 @@ def choose_designs(servers: Sequence[DesignSpec] = (), designs: Sequence[str] | 
     if chosen not in order:
         raise WismoError(f"--baseline {chosen}: not one of the recorded designs ({', '.join(order)})")
     for spec in (available[d] for d in order):
-        spec.header_values()  # a header whose variable is not set fails now, before anything starts
+        spec.header_values()  # a header or URL whose variable is not set fails now, before anything starts
+        spec.url_value()
     return DesignChoice(tuple(available[d] for d in order), chosen, built_in(REFERENCE, dataset_dir))
 
 
@@ -187,6 +226,10 @@ def designs_of_run(manifest: Manifest, dataset_dir: Path | str | None,
         if source.builtIn:
             specs.append(built_in(name, dataset_dir))
         elif source.url:
+            if REDACTED in source.url:
+                raise WismoError(f"design {name}'s URL held a key and was written as {source.url}, so this run "
+                                 f"cannot reach it again; record anew with the key in a variable: --server "
+                                 f"'{name}=https://…/${{MY_MCP_KEY}}'")
             wanted = [h.lower() for h in source.headers]
             missing = sorted(set(wanted) - {h.lower() for h, _ in given.get(name, [])})
             if missing:
@@ -197,4 +240,5 @@ def designs_of_run(manifest: Manifest, dataset_dir: Path | str | None,
             specs.append(DesignSpec(name, command=tuple(source.command or ())))
     for spec in specs:
         spec.header_values()
+        spec.url_value()
     return tuple(specs)

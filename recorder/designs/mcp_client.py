@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shlex
 import sys
@@ -43,10 +44,14 @@ class ServerTarget:
     command: tuple[str, ...] = ()
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    # The URL as messages show it: as the user wrote it (`${VAR}` unexpanded), key-like segments hidden
+    shown_url: str | None = None
 
     def describe(self) -> str:
         """The command or the URL (secrets stripped), as a message names it."""
-        return strip_url_secrets(self.url) if self.url else shlex.join(self.command)
+        if self.url:
+            return self.shown_url or strip_url_secrets(self.url)
+        return shlex.join(self.command)
 
 
 def as_target(target: ServerTarget | Sequence[str]) -> ServerTarget:
@@ -89,6 +94,22 @@ class NoTools(Exception):
 
 class ServerDied(Exception):
     """The server process went away during a call; it is being restarted."""
+
+
+class ToolsChanged(ServerDied):
+    """The server came back listing other tools than the run recorded: one run holds one server version."""
+
+
+def tools_difference(recorded: Sequence[dict[str, Any]], listed: Sequence[dict[str, Any]]) -> str | None:
+    """What differs between two tools/list answers, in a few words; None when they are the same."""
+    before = {str(t.get("name")): t for t in recorded}
+    after = {str(t.get("name")): t for t in listed}
+    gone, new = sorted(set(before) - set(after)), sorted(set(after) - set(before))
+    changed = sorted(name for name in set(before) & set(after) if before[name] != after[name])
+    parts = ([f"no longer lists {', '.join(gone)}"] if gone else []) + \
+        ([f"now lists {', '.join(new)}"] if new else []) + \
+        ([f"changed the definition of {', '.join(changed)}"] if changed else [])
+    return "; ".join(parts) or None
 
 
 def server_command(design: str, dataset_dir: Path | str | None) -> list[str]:
@@ -136,7 +157,8 @@ class ToolServer:
     """
 
     def __init__(self, target: ServerTarget | Sequence[str], *, label: str, log_path: Path | None = None,
-                 call_timeout_s: float = 30.0, start_timeout_s: float = START_TIMEOUT_S) -> None:
+                 call_timeout_s: float = 30.0, start_timeout_s: float = START_TIMEOUT_S,
+                 expected_tools: Sequence[dict[str, Any]] | None = None) -> None:
         self.target = as_target(target)
         self.command = list(self.target.command)
         self.label = label
@@ -146,6 +168,11 @@ class ToolServer:
         # server that is still importing look dead, nor a stalled one wait as long as a start-up.
         self.start_timeout_s = max(start_timeout_s, call_timeout_s)
         self.tools_raw: list[dict[str, Any]] = []
+        # The tools this server must keep listing: the run's recorded ones (a resume), else the first
+        # instance's. An instance listing others is never called: `changed` says what differs.
+        self.expected_tools: list[dict[str, Any]] | None = \
+            json.loads(json.dumps(list(expected_tools))) if expected_tools is not None else None
+        self.changed: str | None = None
         self.server_name: str | None = None  # as the server gave them in its initialize result
         self.server_version: str | None = None
         self.calls = 0
@@ -202,7 +229,7 @@ class ToolServer:
         """One line: which design, what was run or reached, why it failed, and the tail of its stderr."""
         error = _innermost(self._start_error or RuntimeError("unknown"))
         where = self.target.describe()
-        if isinstance(error, NoTools):
+        if isinstance(error, NoTools | ToolsChanged):
             return f"design {self.label!r} ({where}): {error}"
         if self.target.url and http_status:
             return f"design {self.label!r}: the MCP server at {where} refused to start a session: {http_status}"
@@ -246,7 +273,9 @@ class ToolServer:
                     listing = await client.list_tools()
                     if not listing.tools:
                         raise NoTools("its server lists no tools (tools/list is empty)")
-                    self.tools_raw = [tool_definition(t) for t in listing.tools]
+                    listed = [tool_definition(t) for t in listing.tools]
+                    self._check_tools(listed)
+                    self.tools_raw = listed
                     info = client.server_info
                     self.server_name = info.name if info else None
                     self.server_version = info.version if info else None
@@ -270,6 +299,19 @@ class ToolServer:
                 self.restarts += 1
                 self._ready.clear()
 
+    def _check_tools(self, listed: list[dict[str, Any]]) -> None:
+        """Hold every instance to the same tools: the first start (or a resume's) fails, a restart is never used."""
+        if self.expected_tools is None:
+            self.expected_tools = listed
+            return
+        difference = tools_difference(self.expected_tools, listed)
+        if difference is None:
+            return
+        if self._instance == 0:  # the first start of a resumed run: refuse it
+            raise ToolsChanged(f"its server's tools are not those the run recorded: it {difference}")
+        self.changed = (f"design {self.label!r}: its MCP server came back after a restart with other tools than "
+                        f"the run recorded (it {difference}); one run holds one server version, so the run stops")
+
     def _instance_failed(self, instance: int) -> None:
         """Restart the server if `instance` is the one running; a stale failure of an older one changes nothing."""
         if instance == self._instance and self._client is not None and not self._restart.is_set():
@@ -283,6 +325,8 @@ class ToolServer:
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Send one tools/call; raise ServerDied (and restart the server) when the process is gone."""
         await self._wait_ready()
+        if self.changed is not None:
+            raise ToolsChanged(self.changed)
         client, instance = self._client, self._instance
         if client is None:
             raise ServerDied(f"MCP server {self.label!r} is not running")
@@ -303,10 +347,16 @@ class ToolServer:
 async def start_servers(stack: AsyncExitStack, commands: Mapping[str, ServerTarget | Sequence[str]],
                         log_dir: Path | None = None,
                         call_timeout_s: float = 30.0, log_prefix: str = "server",
-                        start_timeout_s: float = START_TIMEOUT_S) -> dict[str, ToolServer]:
-    """Start several servers at once (each spawn costs about a second of imports) and keep them open."""
+                        start_timeout_s: float = START_TIMEOUT_S,
+                        expected_tools: Mapping[str, Sequence[dict[str, Any]]] | None = None) -> dict[str, ToolServer]:
+    """Start several servers at once (each spawn costs about a second of imports) and keep them open.
+
+    `expected_tools` holds, per label, the tools a server must list (a resumed run's); see ToolServer.
+    """
+    expected = expected_tools or {}
     servers = {label: ToolServer(command, label=label, call_timeout_s=call_timeout_s, start_timeout_s=start_timeout_s,
-                                 log_path=log_dir / f"{log_prefix}-{label}.log" if log_dir else None)
+                                 log_path=log_dir / f"{log_prefix}-{label}.log" if log_dir else None,
+                                 expected_tools=expected.get(label))
                for label, command in commands.items()}
     entered = await asyncio.gather(*(stack.enter_async_context(s) for s in servers.values()),
                                    return_exceptions=True)

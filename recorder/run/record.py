@@ -253,8 +253,9 @@ class _Runner:
             self.outcomes.append((plan, outcome))
             self.progress.finished(plan, outcome)
             self.abandoned.observe(plan, attempt, outcome)
-            # A fatal error (401/403) or a fault that would only repeat stops the run.
-            stop = self.watch.observe(outcome)
+            # A fatal error (401/403), a fault that would only repeat, or a server that came back with
+            # other tools (its conversations end as tool errors, never as answers) stops the run.
+            stop = server.changed or self.watch.observe(outcome)
             if stop is not None:
                 self.abort(stop)
 
@@ -274,15 +275,18 @@ def question_for(manifest: Manifest, asks: tuple[str, ...]) -> tuple[str, dict[s
 MCP_CALL_TIMEOUT_S = 60.0
 
 
-async def start_run_servers(stack: AsyncExitStack, targets: dict[str, ServerTarget],
-                            run_dir: Path) -> dict[str, ToolServer]:
-    """Start (or connect to) every design's server at once; their stderr goes to the run's logs/."""
+async def start_run_servers(stack: AsyncExitStack, targets: dict[str, ServerTarget], run_dir: Path,
+                            expected_tools: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, ToolServer]:
+    """Start (or connect to) every design's server at once; their stderr goes to the run's logs/.
+
+    Each server must keep listing the tools it first listed (or, on a resume, `expected_tools`: the run's).
+    """
     logs = run_dir / LOGS_DIR
     try:
         logs.mkdir(exist_ok=True)
     except OSError as exc:
         raise write_failure(logs, exc) from None
-    return await start_servers(stack, targets, logs, MCP_CALL_TIMEOUT_S)
+    return await start_servers(stack, targets, logs, MCP_CALL_TIMEOUT_S, expected_tools=expected_tools)
 
 
 def run_targets(choice: DesignChoice) -> dict[str, ServerTarget]:
@@ -333,7 +337,7 @@ async def record(options: RecordOptions, progress: Progress | None = None, *, af
     progress = progress or SilentProgress()
     choice = _check_options(options)
     dataset = load_dataset(options.dataset_dir)
-    for warning in dataset.warnings:
+    for warning in [*dataset.warnings, *(w for spec in choice.designs for w in spec.url_warnings())]:
         progress.warn(warning)
     plans = plan_conversations(dataset, choice.names, options.repetitions, options.case_ids)
     provider = create_provider(options.provider, provider_settings(

@@ -19,6 +19,8 @@ from core.runformat.redact import Redactor, strip_url_secrets
 from core.runformat.write import EventWriter, now_iso, write_failure
 from recorder.agent.loop import Budgets, ConversationPlan
 from recorder.designs.choose import DesignSpec, designs_of_run
+from recorder.designs.comparison import run_comparison
+from recorder.designs.mcp_client import ToolServer
 from recorder.providers import create_provider
 from recorder.providers.base import Provider
 from recorder.run.attempts import ResumePlan, plan_resume
@@ -109,37 +111,58 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
         return end_run(result, after)
 
 
+async def _same_servers(stack: AsyncExitStack, run_dir: Path, manifest: Manifest, dataset: Dataset,
+                        designs: Sequence[DesignSpec]) -> dict[str, ToolServer]:
+    """Start the run's servers again and hold them to the run: the tools it recorded, the same evidence.
+
+    A server edited since the run was recorded (other tools, other records) would mix two versions into
+    one design's figures, so the resume is refused with one line naming the design and what changed,
+    before anything is written. The comparison runs again on these very servers, as at record time.
+    """
+    targets = {spec.name: spec.target() for spec in designs}
+    try:
+        servers = await start_run_servers(stack, targets, run_dir, expected_tools=manifest.toolsListed)
+    except WismoError as exc:
+        raise WismoError(f"cannot resume {run_dir}: {exc}") from None
+    comparison = await run_comparison(dataset, servers=servers, designs=manifest.designs)
+    if not comparison.passed:
+        problem = comparison.problem_line("the comparison") or "the designs no longer return the same evidence"
+        raise WismoError(f"cannot resume {run_dir}: its servers changed since it was recorded: {problem}")
+    return servers
+
+
 async def _resume_in(run_dir: Path, manifest: Manifest, dataset: Dataset, plans: list[ConversationPlan],
                      todo: ResumePlan, lines: EventLines | None, provider: Provider, redactor: Redactor,
                      concurrency: int | None, command_line: Sequence[str], progress: Progress,
                      designs: Sequence[DesignSpec]) -> RunResult:
     events_path = run_dir / EVENTS_FILE
-    repaired = None
-    if lines and not lines.ends_with_newline:
-        # A line cut short by a kill stays in the file (counted as malformed); the next line starts clean.
-        try:
-            with open(events_path, "ab") as handle:
-                handle.write(b"\n")
-        except OSError as exc:
-            raise write_failure(events_path, exc) from None
-        repaired = lines.line_count
-    writer = EventWriter(events_path, manifest.runId, redactor)
-    for mark in todo.supersede:
-        writer.write(AttemptSuperseded(conversationId=mark.conversation_id, attempt=mark.attempt, reason=mark.reason))
     work = [(plan, todo.rerun[plan.conversation_id]) for plan in plans if plan.conversation_id in todo.rerun]
     skipped = len(plans) - len(work)
-    writer.write(RunResumed(wismoVersion=__version__, repairedLine=repaired, supersededAttempts=len(todo.supersede),
-                            alreadyComplete=skipped))
-    resumed = ResumeEntry(at=now_iso(), commandLine=redact_command_line(command_line, redactor), rerun=len(work),
-                          repairedLine=repaired)
-    manifest = manifest.model_copy(update={"resumes": [*manifest.resumes, resumed], "finishedAt": None})
-    write_manifest(run_dir, manifest, redactor)
-    limits = manifest.budgets
-    budgets = Budgets(limits.maxTurns, limits.maxToolCalls, limits.requestTimeoutS, limits.conversationDeadlineS)
-    progress.start(len(plans), skipped)
     async with AsyncExitStack() as stack:
-        targets = {spec.name: spec.target() for spec in designs}
-        servers = await start_run_servers(stack, targets, run_dir) if work else {}
+        # Checked before a line is written: a refused resume leaves the run exactly as it was.
+        servers = await _same_servers(stack, run_dir, manifest, dataset, designs) if work else {}
+        repaired = None
+        if lines and not lines.ends_with_newline:
+            # A line cut short by a kill stays in the file (counted as malformed); the next line starts clean.
+            try:
+                with open(events_path, "ab") as handle:
+                    handle.write(b"\n")
+            except OSError as exc:
+                raise write_failure(events_path, exc) from None
+            repaired = lines.line_count
+        writer = EventWriter(events_path, manifest.runId, redactor)
+        for mark in todo.supersede:
+            writer.write(AttemptSuperseded(conversationId=mark.conversation_id, attempt=mark.attempt,
+                                           reason=mark.reason))
+        writer.write(RunResumed(wismoVersion=__version__, repairedLine=repaired,
+                                supersededAttempts=len(todo.supersede), alreadyComplete=skipped))
+        resumed = ResumeEntry(at=now_iso(), commandLine=redact_command_line(command_line, redactor), rerun=len(work),
+                              repairedLine=repaired)
+        manifest = manifest.model_copy(update={"resumes": [*manifest.resumes, resumed], "finishedAt": None})
+        write_manifest(run_dir, manifest, redactor)
+        limits = manifest.budgets
+        budgets = Budgets(limits.maxTurns, limits.maxToolCalls, limits.requestTimeoutS, limits.conversationDeadlineS)
+        progress.start(len(plans), skipped)
         runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest.concurrency,
                          progress, redactor)
         await run_work(runner, work)

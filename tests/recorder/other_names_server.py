@@ -7,6 +7,7 @@
   no-items       orders come without their items
   crash          the process exits when asked for ORD-1003
   runaway        every order links to another order, without end
+  refuse-once-flagged FILE   every call is a tool error once FILE exists
 Records come from wismo's lookups (so an unflawed server returns exactly granular's records); the tool
 names, the missing-record errors and the absence of `_meta` lookups are this design's own.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from mcp.server import MCPServer
@@ -30,6 +32,8 @@ server = MCPServer(name="other-names")
 
 
 def served(lookup: Any, value: str) -> str:
+    if FLAW == "refuse-once-flagged" and Path(sys.argv[2]).exists():
+        raise ToolError("the backend is unavailable")
     try:
         return json.dumps(lookup(value))
     except LookupFailure as exc:

@@ -84,7 +84,8 @@ def _design_table(summary: RunSummary, width: int | None) -> list[str]:
     headers = ["design", "convs", "passed", "pass %", *(_label(m) for m in METRICS)]
     rows = []
     for design in summary.designs:
-        stats = [f"{cell(s.median, _decimals(m))} [{cell(s.min, _decimals(m))}-{cell(s.max, _decimals(m))}]"
+        stats = [NOT_RECORDED if m == "backendLookups" and (not (s := design.stats.get(m)) or not s.n)
+                 else f"{cell(s.median, _decimals(m))} [{cell(s.min, _decimals(m))}-{cell(s.max, _decimals(m))}]"
                  if (s := design.stats.get(m)) else "–" for m in METRICS]
         rows.append([design.design, cell(design.conversations), cell(design.passed),
                      cell(design.pass_rate * 100, 1), *stats])
@@ -182,6 +183,10 @@ def summary_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
     return lines + _extras(summary, width)
 
 
+# A design's server that reported no lookups: its reads are unknown, never 0.
+NOT_RECORDED = "not recorded"
+
+
 def _total(values: list[int | None]) -> int | None:
     """The sum, or None (not recorded) when any value is missing: a partial sum would pass for the whole."""
     return None if any(v is None for v in values) else sum(v for v in values if v is not None)
@@ -195,7 +200,7 @@ def lookup_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
     position = {design: index for index, design in enumerate(summary.run.designs)}
     ordered = sorted(summary.lookups, key=lambda d: position.get(d.design, len(position)))
     rows = [[d.design, cell(d.recorded), *(cell(d.per_backend.get(b)) for b in BACKENDS), cell(d.not_found),
-             cell(d.total), cell(d.tool_result_bytes)] for d in ordered]
+             NOT_RECORDED if d.total is None else cell(d.total), cell(d.tool_result_bytes)] for d in ordered]
     return [*table(["backend lookups (sum)", "convs", *BACKENDS, "not found", "total", "result bytes"], rows,
                    width=width), ""]
 
