@@ -381,6 +381,9 @@ CLAIM_SEVERITY = {"unsupported_delivery": "high", "contradicted_outstanding": "h
                   "unsupported_delay": "high", "wrong_delay_reason": "high", "unsupported_payment": "high",
                   "unwarranted_certainty": "medium", "unacknowledged_missing_evidence": "medium",
                   "unmentioned_sku": "low"}
+# Rows of the claim counts (metrics_claims.sql) that are not finding kinds: summaries read, and summaries holding a
+# claim the checker could not check. Neither is ever counted as a finding.
+CLAIM_COUNT_TOTALS = frozenset({"checked", "unchecked"})
 CLAIM_MEANING = {
     "unsupported_delivery": "an item said to be delivered that no delivered carrier observation covers",
     "contradicted_outstanding": "an item said to be on its way or not arrived that the carrier shows delivered",

@@ -20,3 +20,5 @@ class Clause:
     # ("the last of them on 16 March"): it need only be one item's; "" means every item's.
     group: str = ""
     counts: dict[str, int] = field(default_factory=dict)  # "two of the four chairs": units stated per SKU
+    # Why its claims cannot be checked ("'keyboard' could be KEYBOARD-TKL or KEYBOARD-TKL-BLK"); "" when they can.
+    unsure: str = ""

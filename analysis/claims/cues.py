@@ -112,6 +112,10 @@ PAYMENT_PROBLEM = re.compile(r"\b(?:problem|issue|trouble|error|on hold|unpaid|o
 # cue; one without ("the laptop and", "Jars, spice rack") hands them to the clause that follows.
 FINITE_VERB = re.compile(rf"\b(?:is|are|was|were|has|have|had|will|would|won{_APOS}t|can{_APOS}t|cannot|isn{_APOS}t"
                          rf"|aren{_APOS}t|wasn{_APOS}t|weren{_APOS}t|hasn{_APOS}t|haven{_APOS}t)\b", _I)
+# A reported status the sentence itself says is not the whole truth ("shows as delivered when it isn't all there").
+GAP_ADMITTED = re.compile(r"\b(?:isn['’]t|is not|aren['’]t|are not|wasn['’]t|hasn['’]t all|haven['’]t all)\s+"
+                          r"(?:all\s+)?(?:there|here|complete|arrived)\b|\bnot (?:all|everything)\s+"
+                          r"(?:is|has|have)?\s*(?:there|arrived|here)\b", _I)
 PRONOUN = re.compile(r"\b(?:it|its|they|them|their|theirs|these|those|this one|that one)\b", _I)
 AUX = re.compile(rf"(?:\b(?:has|have|had|was|were|is|are|got|been|be|being|not|never|already|both|all|just|now|yet"
                  rf"|also|still|finally|will|would|should|shall|can|could|may|might|must|\w+n{_APOS}t|\w+{_APOS}ll"

@@ -18,7 +18,7 @@ from analysis.claims.cues import (
 )
 from analysis.claims.facts import ItemFacts, OrderFacts
 from analysis.claims.names import Mention
-from analysis.claims.text import DateMention, date_mentions, resolve_relative, stance
+from analysis.claims.text import DateMention, date_mentions, resolve_past, resolve_relative, stance
 
 # "won't be with you until tomorrow": a date after "until" in a denial is when the item is said to come.
 _NOT_UNTIL = re.compile(r"(?:n['’]t|\bnot|\bnever)\b[^.;:]*?\b(?:until|till)\s+(?:the\s+)?$", re.I)
@@ -82,6 +82,8 @@ class DateChecks:
         for d in date_mentions(self.summary, clause.span.start, clause.span.end):
             how = stance(text, d.start - clause.span.start)
             context, cue = self._date_context(clause, lo, d.start)
+            own = context != "none"  # a cue of its own, not one carried from an earlier date of the sentence
+            past_day = False
             context = self.date_context if context == "none" else context
             if _NOT_UNTIL.search(text, 0, d.start - clause.span.start):
                 how, context = "future", "estimate"
@@ -93,9 +95,18 @@ class DateChecks:
             self.date_context = context
             lo = d.end
             label = self.summary[d.start:d.end]
-            if d.kind == "relative":
+            if d.kind == "relative" and context == "delivered" and own and how in ("plain", "reported"):
+                # "reached you yesterday", "delivered on Monday": a past day, counted back from the clock's day.
+                past = resolve_past(label, self.facts.clock)
+                if not past:
+                    continue
+                d = DateMention(d.start, d.end, "calendar", past)
+                past_day = True
+                label += f" ({', '.join(f'{y:04d}-{m:02d}-{x:02d}' for y, m, x in past)}, counted back from the " \
+                         "last carrier check)"
+            elif d.kind == "relative":
                 if how not in ("plain", "reported", "future", "certain_future") or context != "estimate":
-                    continue  # "delivered yesterday", "if it ships tomorrow": nothing to hold it against
+                    continue  # "if it ships tomorrow", "left last night": nothing to hold it against
                 day = resolve_relative(label, self.facts.clock)
                 if day:
                     d = DateMention(d.start, d.end, "calendar", (day,))
@@ -113,6 +124,9 @@ class DateChecks:
             as_whole = whole and about == items
             group = about == items and (clause.group == "any" or (clause.group == "estimate" and context == "estimate"))
             failing = self._date_failures(d, context, span, about, as_whole or group)
+            if past_day:
+                # Only a day wrong for an item that was delivered: one never delivered has its delivery finding.
+                failing = [i for i in failing if i.delivered_days]
             out["flagged"].update(i.sku for i in failing)
             for item in failing if not as_whole else []:
                 self._add("unsupported_date", item.sku, clause, *span, self._date_evidence(label, d, context, item))

@@ -46,6 +46,8 @@ class OrderFacts:
     clock: str | None = None  # the day the carrier was last asked, for "today" and "Friday"
     payment_status: str | None = None  # None when no payment record was gathered
     carriers: tuple[str, ...] = ()  # carrier names in the order's tracking records
+    order_status: str | None = None  # the order record's own status ("delivered", "processing")
+    carrier_text: tuple[str, ...] = ()  # the carrier events' descriptions and locations ("Delayed at regional hub")
     gathered: bool = True  # False when nothing about the order was gathered: no record and no failed lookup
 
     def item(self, sku: str) -> ItemFacts:
@@ -187,6 +189,11 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
         payment_ref = f"payment:{order.get('paymentId')}"
         payment_note = missing_notes.get(payment_ref, f"no payment record was gathered for {order_id}")
     carriers = tuple(sorted({t["carrier"] for t in found["tracking"] if isinstance(t.get("carrier"), str)}))
+    events = [t.get("latestEvent") or {} for t in found["tracking"]]
+    carrier_text = tuple(sorted({v for e in events for v in (e.get("description"), e.get("location"))
+                                 if isinstance(v, str)}))
     return OrderFacts(order_id, True, tuple(items), promised, frozenset(known_days), order_missing, payment_note,
                       missing_notes, max(checked) if checked else None,
-                      payment_status=payment.get("status") if payment else None, carriers=carriers)
+                      payment_status=payment.get("status") if payment else None, carriers=carriers,
+                      carrier_text=carrier_text,
+                      order_status=order.get("status") if isinstance(order.get("status"), str) else None)

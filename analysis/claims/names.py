@@ -34,11 +34,17 @@ _AFTER_HEAD = re.compile(
 
 @dataclass(frozen=True)
 class Mention:
-    """Where the summary names an item; a name shared by several items names them all."""
+    """Where the summary names an item; a name shared by several items names them all.
+
+    `ambiguous` says the name is shared and nothing around it ("both", a plural, an SKU in brackets, a
+    qualifier word such as "black", an exact full name) tells which item is meant: claims about it cannot be
+    checked.
+    """
 
     start: int
     end: int
     skus: tuple[str, ...]
+    ambiguous: bool = False
 
 
 def _word_pattern(word: str, last: bool) -> str:
@@ -50,6 +56,8 @@ def _word_pattern(word: str, last: bool) -> str:
         return f"(?:{core}|{_IRREGULAR_PLURALS[lower]})"
     if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
         return f"{re.escape(lower[:-1])}(?:y|ies)"
+    if lower.endswith("s") and not lower.endswith(("ss", "us", "is")) and len(lower) > 3:
+        return f"{re.escape(lower[:-1])}s?"  # a plural name ("Paper filters") is also named in the singular
     if lower.endswith(("s", "x", "z", "ch", "sh")):
         return f"{core}(?:es)?"
     return f"{core}s?"
@@ -102,21 +110,79 @@ def _modifiers(items: list[tuple[str, str | None]]) -> dict[str, str]:
     return {word: next(iter(skus)) for word, skus in owners.items() if len(skus) == 1 and word not in lasts}
 
 
-def item_mentions(text: str, items: list[tuple[str, str | None]]) -> list[Mention]:
+# A word inside a carrier event ("Delayed at regional hub") names no item where the summary uses it as a place.
+_PLACE_BEFORE = re.compile(r"\b(?:at|in|via|through|from|into|reached|left|to)\s+(?:(?:the|a|an|its|their|"
+                           r"[\w'’-]+['’]s)\s+)?(?:[\w-]+\s+){0,2}$", _FLAGS)
+_ALL_OF = re.compile(r"\b(?:both|all|all three|the two|the three|two|three|four|each of the|either|neither)\s+"
+                     r"(?:of\s+)?(?:the\s+|your\s+)?$", _FLAGS)
+_SKU_AFTER = re.compile(r"\s*\(?\s*([A-Z0-9][A-Z0-9-]*[A-Z0-9])\b")
+
+
+def _in_carrier_event(text: str, start: int, end: int, carrier_text: tuple[str, ...]) -> bool:
+    """Whether a one-word mention is a word of a carrier event used as a place ("at the regional hub")."""
+    word = text[start:end].lower()
+    events = [e.lower() for e in carrier_text]
+    if not any(re.search(rf"\b{re.escape(word)}\b", e) for e in events):
+        return False
+    before = text[max(0, start - 40):start]
+    previous = re.search(r"([\w-]+)\s+$", before)
+    if previous and any(re.search(rf"\b{re.escape(previous[1].lower())}\s+{re.escape(word)}\b", e) for e in events):
+        return True  # "regional hub", as the carrier wrote it
+    return bool(_PLACE_BEFORE.search(before)) and not re.search(r"\b(?:your|my)\s+(?:[\w-]+\s+)?$", before, _FLAGS)
+
+
+def _resolve(text: str, start: int, end: int, skus: set[str],
+             names: dict[str, str | None]) -> tuple[int, tuple[str, ...], bool]:
+    """Which of several items sharing a name the mention means: (start, SKUs, still ambiguous)."""
+    if len(skus) == 1:
+        return start, tuple(skus), False
+    said = text[start:end].lower()
+    sku_after = _SKU_AFTER.match(text, end)
+    if sku_after and sku_after[1] in skus:
+        return start, (sku_after[1],), False  # "tenkeyless keyboard (KEYBOARD-TKL)"
+    exact = [s for s in skus if names.get(s) and re.sub(r"\W+", " ", names[s] or "").strip().lower()
+             == re.sub(r"\W+", " ", said).strip().lower()]
+    # A qualifier word just before the name that only one of them has: "the black keyboard".
+    before = list(re.finditer(r"[\w-]+", text[max(0, start - 30):start]))
+    if before:
+        word = before[-1].group().lower()
+        owners = [s for s in skus if word in {w.lower() for w in _WORD.findall(names.get(s) or "")}]
+        if len(owners) == 1:
+            return max(0, start - 30) + before[-1].start(), tuple(owners), False
+    if len(exact) == 1:
+        return start, tuple(exact), False  # the exact full name wins over another item's head part
+    plural = said.endswith("s") and not any((names.get(s) or "").lower().endswith(said) for s in skus)
+    if plural or _ALL_OF.search(text, 0, start):
+        return start, tuple(sorted(skus)), False  # "both keyboards", "the keyboards": every item so named
+    return start, tuple(sorted(skus)), True
+
+
+def item_mentions(text: str, items: list[tuple[str, str | None]],
+                  carrier_text: tuple[str, ...] = ()) -> list[Mention]:
     """Every mention of an item by SKU code or (part of) its name; the longest match wins an overlap."""
     found: dict[tuple[int, int], set[str]] = {}
+    one_word: set[tuple[int, int]] = set()
     for sku, name in items:
         for pattern in [re.escape(sku)] + (_name_patterns(name) if name else []):
             for m in re.finditer(rf"(?<![\w-])(?:{pattern})(?![\w-])", text, _FLAGS):
                 found.setdefault((m.start(), m.end()), set()).add(sku)
+                if pattern != re.escape(sku) and not re.search(r"\s", m.group()):
+                    one_word.add((m.start(), m.end()))
     for word, sku in _modifiers(items).items():
         for m in re.finditer(rf"(?<![\w-]){_word_pattern(word, True)}(?![\w-])", text, _FLAGS):
             if _BEFORE_HEAD.search(text, 0, m.start()) and _AFTER_HEAD.match(text[m.end():]):
                 found.setdefault((m.start(), m.end()), set()).add(sku)
+                one_word.add((m.start(), m.end()))
+    for span in [s for s in one_word if _in_carrier_event(text, *s, carrier_text)]:
+        del found[span]
+    names = dict(items)
     taken: list[Mention] = []
     for (start, end), skus in sorted(found.items(), key=lambda kv: (kv[0][0] - kv[0][1], kv[0][0])):
         if all(end <= t.start or start >= t.end for t in taken):
-            taken.append(Mention(start, end, tuple(sorted(skus))))
+            begin, resolved, ambiguous = _resolve(text, start, end, skus, names)
+            if begin != start and any(t.start < start and t.end > begin for t in taken):
+                begin = start
+            taken.append(Mention(begin, end, resolved, ambiguous))
     return sorted(taken, key=lambda m: m.start)
 
 

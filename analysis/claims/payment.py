@@ -57,6 +57,8 @@ def payment_claims(text: str) -> Iterator[PaymentClaim]:
                 says_now = says
             else:
                 continue
+            if says_now == "went through" and PAYMENT_REFUNDED.search(text, 0, m.start()):
+                says_now = "refunded"  # "the refund has gone through" says the payment was refunded
             taken.append((m.start(), m.end()))
             yield PaymentClaim(m.start(), m.end(), says_now)
 

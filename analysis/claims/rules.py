@@ -16,6 +16,7 @@ from analysis.claims.cues import (
     EACH,
     EXCEPT,
     FINITE_VERB,
+    GAP_ADMITTED,
     LOST,
     ONE_OF_THEM,
     OUTSTANDING,
@@ -33,7 +34,7 @@ from analysis.claims.cues import (
 )
 from analysis.claims.dates import DateChecks
 from analysis.claims.facts import ItemFacts, OrderFacts
-from analysis.claims.finding import SEVERITY, Finding
+from analysis.claims.finding import SEVERITY, Finding, Unchecked
 from analysis.claims.names import Mention, item_mentions, stated_count
 from analysis.claims.payment import payment_claims, supported
 from analysis.claims.text import VAGUE_TIME, Span, clauses, date_mentions, sentences, stance
@@ -47,9 +48,11 @@ class Checker(DateChecks):
         self.facts = facts
         self.all_skus = tuple(i.sku for i in facts.items)
         self.findings: list[Finding] = []
+        self.unchecked: list[Unchecked] = []
         self.date_context = "other"
         self.acknowledged: set[str | None] = set()
-        self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items if i.sku])
+        self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items if i.sku],
+                                                     facts.carrier_text)
         self.carrier_cause = carrier_cause(facts.carriers)
 
     # --- plumbing ----------------------------------------------------------------------------------
@@ -57,8 +60,16 @@ class Checker(DateChecks):
     def _order_sku(self) -> str | None:
         return self.all_skus[0] if len(self.all_skus) == 1 else None
 
+    def unchecked_claims(self) -> list[Unchecked]:
+        """The claims that could not be checked, in order of where they are, each once."""
+        return sorted(dict.fromkeys(self.unchecked), key=lambda u: (u.start, u.kind))
+
     def _add(self, kind: str, sku: str | None, clause: Clause | None, start: int, end: int, evidence: str) -> None:
         sentence = self.summary[clause.sentence.start:clause.sentence.end] if clause else ""
+        if clause is not None and clause.unsure and kind != "unsupported_payment":  # a payment is the order's
+            # Precision first: a claim about an item it did not resolve is "could not check", never a finding.
+            self.unchecked.append(Unchecked(kind, sentence, self.summary[start:end], clause.unsure, start, end))
+            return
         sku = sku or None  # the stand-in item of an order nothing was gathered about names no SKU
         if any(f.kind == kind and f.sku == sku and f.sentence == sentence and sentence for f in self.findings):
             return  # one finding per kind, item and sentence is enough to point at it
@@ -90,6 +101,22 @@ class Checker(DateChecks):
             self._add(kind, item.sku, clause, *span, evidence or self._notes(item.sku, payment=payment))
 
     # --- attribution -------------------------------------------------------------------------------
+
+    def _unsure(self, start: int, end: int) -> str:
+        """Why the items named in text[start:end] are unclear: a name several items share, unresolved."""
+        for m in self.mentions:
+            if start <= m.start < end and m.ambiguous:
+                return f"'{self.summary[m.start:m.end]}' could be {' or '.join(m.skus)}"
+        return ""
+
+    def _subject_unclear(self, span: Span) -> str:
+        """A pronoun makes the claim before any item is named: "it hasn't arrived with the grinder"."""
+        first = next((m.start for m in self.mentions if span.start <= m.start < span.end), span.end)
+        before = Span(span.start, first)
+        head = self.summary[span.start:first]
+        if PRONOUN.search(head) and self._has_cue(before):
+            return "the claim is about a pronoun; the items are named only after it"
+        return ""
 
     def _named(self, span: Span) -> list[str]:
         skus: list[str] = []
@@ -134,10 +161,12 @@ class Checker(DateChecks):
     def run(self) -> list[Finding]:
         """Every finding for the summary, in order of where it points."""
         previous: tuple[tuple[str, ...], bool] | None = None
+        previous_unsure = ""
         seen: set[str] = set()
         for sentence in sentences(self.summary):
             last: Clause | None = None
             pending: list[str] = []
+            pending_unsure = ""
             pending_counts: dict[str, int] = {}
             self.date_context = "other"  # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared
             carried = previous  # what a clause with no subject of its own is about
@@ -150,10 +179,13 @@ class Checker(DateChecks):
                 if named and not self._has_cue(span) and not EXCEPT.search(text) and not FINITE_VERB.search(text):
                     pending += [s for s in named if s not in pending]  # "the laptop and ..." : subject of what follows
                     pending_counts = counts
+                    pending_unsure = pending_unsure or self._unsure(span.start, span.end)
                     seen.update(named)
                     continue
+                unsure = pending_unsure if pending else ""
                 named = pending + [s for s in named if s not in pending]
-                pending, pending_counts = [], {}
+                pending, pending_counts, pending_unsure = [], {}, ""
+                own_unsure = self._unsure(span.start, span.end)
                 if EXCEPT.search(text):
                     about = (tuple(s for s in self.all_skus if s not in named), False)
                 elif named:
@@ -172,18 +204,27 @@ class Checker(DateChecks):
                 elif index == 0 and carried and len(carried[0]) > 1 and not PRONOUN.search(text):
                     # "Sorry for the delay." after a sentence about two items is about the order, not both items.
                     about = (self.all_skus, True)
+                elif self.summary[span.end:span.end + 2].strip().startswith(":") \
+                        and (later := self._named_after(spans, index, consequence=False)):
+                    about = (tuple(dict.fromkeys(later)), False)  # "Delivered 9 June: the keyboard, the mice"
                 else:
                     about = previous or (self.all_skus, True)  # a pronoun or no subject: the last thing spoken of
-                previous = about
+                    unsure = previous_unsure  # "it", "they": as unsure as what they stand for
+                    if previous is None and len(self.all_skus) > 1 and self.facts.gathered:
+                        unsure = "no item named before this claim"
+                if named:
+                    unsure = unsure or own_unsure or self._subject_unclear(span)
+                previous, previous_unsure = about, unsure
                 seen.update(named)
                 partial = about[1] and bool(PARTIAL.search(text))
-                last = Clause(span, sentence, *about, partial=partial, group=group, counts=counts)
+                last = Clause(span, sentence, *about, partial=partial, group=group, counts=counts, unsure=unsure)
                 self._check_clause(last)
             if pending and last and not last.whole:
                 # "... confirmed delivery of the kettle, mugs and grinder": a list that runs on past its claim.
-                self._check_clause(Clause(last.span, sentence, tuple(pending), False, counts=pending_counts))
+                self._check_clause(Clause(last.span, sentence, tuple(pending), False, counts=pending_counts,
+                                          unsure=pending_unsure))
             if pending:
-                previous = (tuple(pending), False)
+                previous, previous_unsure = (tuple(pending), False), pending_unsure
         self._check_absences()
         return sorted(self.findings, key=lambda f: (f.start, f.kind, f.sku or ""))
 
@@ -219,6 +260,8 @@ class Checker(DateChecks):
             elif how in ("plain", "reported") and not text[:m.start()].lower().endswith("be "):
                 if how == "reported" and ACKNOWLEDGE.search(sentence):
                     continue  # "the system lists it as delivered, but I can't confirm the carrier handed it over"
+                if how == "reported" and GAP_ADMITTED.search(sentence):
+                    continue  # "your order shows as delivered when it isn't all there": the gap is the point
                 failing = [i for i in items if not i.delivered
                            and not (clause.counts.get(i.sku) and i.delivered_quantity >= clause.counts[i.sku])]
                 if clause.partial and len(failing) < len(items):

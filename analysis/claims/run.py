@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.claims import CHECKER_VERSION, check_summary, findings_to_json
+from analysis.claims import CHECKER_VERSION, check_claims, findings_to_json, unchecked_to_json
 from core.domain.evidence import Evidence
 from core.runformat import CLAIMS_FILE, EVENTS_FILE
-from core.runformat.events import ClaimFound, SummaryChecked
+from core.runformat.events import ClaimFound, ClaimUnchecked, SummaryChecked
 from core.runformat.lock import run_lock
 from core.runformat.manifest import Manifest
 from core.runformat.read import live_attempts, read_event_lines, read_manifest
@@ -25,13 +25,14 @@ from core.runformat.write import run_line, write_failure
 
 @dataclass(frozen=True)
 class ClaimsResult:
-    """How many summaries were checked, how many had findings, and findings per kind."""
+    """How many summaries were checked, how many had findings, findings per kind, and claims not checked."""
 
     checked: int
     with_findings: int
     by_kind: dict[str, int]
     path: Path
     unreadable_lines: list[int] = field(default_factory=list)  # events.jsonl lines that are not events
+    unchecked: int = 0  # claims the checker could not check: never findings
 
 
 def conversation_evidence(events: list[dict[str, Any]]) -> Evidence:
@@ -62,7 +63,7 @@ def _check_run(run_dir: Path, manifest: Manifest) -> ClaimsResult:
             by_conversation[conversation].append(event)
     out: list[dict[str, Any]] = []
     by_kind: dict[str, int] = defaultdict(int)
-    checked = with_findings = 0
+    checked = with_findings = unchecked = 0
     run_id = manifest.runId
     for conversation, events in by_conversation.items():
         finished = next((e for e in events if e["type"] == "conversation_finished"), None)
@@ -70,15 +71,20 @@ def _check_run(run_dir: Path, manifest: Manifest) -> ClaimsResult:
         summary = ((finished or {}).get("assessment") or {}).get("customerSummary")
         if finished is None or started is None or not isinstance(summary, str):
             continue
-        findings = check_summary(summary, conversation_evidence(events), started["orderId"])
+        result = check_claims(summary, conversation_evidence(events), started["orderId"])
         checked += 1
-        with_findings += bool(findings)
+        with_findings += bool(result.findings)
+        unchecked += len(result.unchecked)
         ids = {"conversationId": conversation, "attempt": finished["attempt"]}
-        out.append(run_line(run_id, SummaryChecked(**ids, checkerVersion=CHECKER_VERSION, findings=len(findings))))
-        for finding in findings:
+        out.append(run_line(run_id, SummaryChecked(**ids, checkerVersion=CHECKER_VERSION,
+                                                   findings=len(result.findings), unchecked=len(result.unchecked))))
+        for finding in result.findings:
             by_kind[finding.kind] += 1
             out.append(run_line(run_id, ClaimFound(**ids, checkerVersion=CHECKER_VERSION,
                                                    **findings_to_json(finding))))
+        for claim in result.unchecked:
+            out.append(run_line(run_id, ClaimUnchecked(**ids, checkerVersion=CHECKER_VERSION,
+                                                       **unchecked_to_json(claim))))
     path = run_dir / CLAIMS_FILE
     temporary = path.with_suffix(".jsonl.tmp")
     try:
@@ -86,4 +92,4 @@ def _check_run(run_dir: Path, manifest: Manifest) -> ClaimsResult:
         os.replace(temporary, path)
     except OSError as exc:
         raise write_failure(path, exc) from None
-    return ClaimsResult(checked, with_findings, dict(by_kind), path, [n for n, _ in lines.malformed])
+    return ClaimsResult(checked, with_findings, dict(by_kind), path, [n for n, _ in lines.malformed], unchecked)

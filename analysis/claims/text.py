@@ -102,7 +102,8 @@ _NUMERIC = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NUMBER = r"(?:\d+|a|an|one|two|three|four|five|six|seven|a few|a couple of|couple of|several)"
 RELATIVE_DATE = re.compile(
-    rf"\b(?:(?:later\s+)?today|tonight|this (?:morning|afternoon|evening)|tomorrow"
+    rf"\b(?:(?:later\s+|earlier\s+)?today|tonight|this (?:morning|afternoon|evening)|tomorrow"
+    rf"|yesterday(?:\s+(?:morning|afternoon|evening))?|last night|(?:last|this past)\s+{_WEEKDAY}"
     rf"|(?:this|next|on|by)\s+{_WEEKDAY}|{_WEEKDAY}|next week|this week(?:end)?"
     rf"|(?:in|within)\s+(?:the next\s+)?{_NUMBER}(?:\s*(?:-|to)\s*\d+)?\s+(?:more\s+)?(?:business\s+|working\s+)?"
     rf"(?:days?|weeks?)|(?:the\s+)?end of (?:the|this|next) week)\b", _FLAGS)
@@ -135,6 +136,8 @@ def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, in
         return None
     words = mention_text.lower().split()
     today = date.fromisoformat(clock)
+    if words[0] in ("yesterday", "last") or words[:2] == ["this", "past"]:
+        return None  # a past day is never an estimate
     if words[-1] in ("today", "tonight", "morning", "afternoon", "evening"):
         day = today
     elif words[-1] == "tomorrow":
@@ -144,6 +147,35 @@ def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, in
     else:
         return None
     return day.year, day.month, day.day
+
+
+def resolve_past(mention_text: str, clock: str | None) -> tuple[tuple[int, int, int], ...]:
+    """The calendar days a past relative day can be, counted back from the clock's own (local) day.
+
+    "yesterday" the day before; "last night" the day before or, after midnight, the clock day; "this morning",
+    "today" the clock day; "(on) Monday" the latest Monday up to today (or a week before it when today is Monday);
+    "last Monday" the one before today, or the week before that when it was only a day or two ago. Nothing for
+    anything else ("next week", "in 3 days"): those cannot be a delivery day.
+    """
+    if not clock:
+        return ()
+    words = mention_text.lower().split()
+    today = date.fromisoformat(clock)
+    days: list[date] = []
+    if words[0] == "yesterday":
+        days = [today - timedelta(days=1)]
+    elif words[:2] == ["last", "night"]:
+        days = [today - timedelta(days=1), today]
+    elif words[-1] in ("today", "morning", "afternoon", "evening") and words[0] in ("today", "this", "earlier"):
+        days = [today]
+    elif words[-1] in _WEEKDAYS and words[0] not in ("next",):
+        back = (today.weekday() - _WEEKDAYS.index(words[-1])) % 7
+        if words[0] in ("last", "this"):
+            back = back or 7
+            days = [today - timedelta(days=back)] + ([today - timedelta(days=back + 7)] if back < 3 else [])
+        else:
+            days = [today - timedelta(days=back)] + ([today - timedelta(days=7)] if back == 0 else [])
+    return tuple((d.year, d.month, d.day) for d in days)
 
 
 def _year(text: str | None) -> int | None:

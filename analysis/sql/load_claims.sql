@@ -9,4 +9,4 @@ FROM read_json(getvariable('run_dir') || '/claims.jsonl', format = 'newline_deli
     v: 'JSON', type: 'VARCHAR', runId: 'VARCHAR', ts: 'VARCHAR', conversationId: 'VARCHAR',
     attempt: 'BIGINT', checkerVersion: 'VARCHAR', findings: 'BIGINT', kind: 'VARCHAR',
     severity: 'VARCHAR', sentence: 'VARCHAR', claim: 'VARCHAR', evidence: 'VARCHAR', sku: 'VARCHAR',
-    "start": 'BIGINT', "end": 'BIGINT'});
+    "start": 'BIGINT', "end": 'BIGINT', unchecked: 'BIGINT', reason: 'VARCHAR'});

@@ -225,7 +225,8 @@ CREATE OR REPLACE TABLE score_lines (
 CREATE OR REPLACE TABLE claim_lines (
     readable BOOLEAN, entry BIGINT, type VARCHAR, runId VARCHAR, ts VARCHAR, conversationId VARCHAR,
     attempt BIGINT, checkerVersion VARCHAR, findings BIGINT, kind VARCHAR, severity VARCHAR,
-    sentence VARCHAR, claim VARCHAR, evidence VARCHAR, sku VARCHAR, "start" BIGINT, "end" BIGINT);
+    sentence VARCHAR, claim VARCHAR, evidence VARCHAR, sku VARCHAR, "start" BIGINT, "end" BIGINT,
+    unchecked BIGINT, reason VARCHAR);
 CREATE OR REPLACE TABLE comparison_orders (
     order_id VARCHAR, matched BOOLEAN, design VARCHAR, bytes BIGINT, interactions BIGINT, lookups BIGINT,
     lookups_not_found BIGINT);

@@ -131,6 +131,24 @@ LEFT JOIN latest_check l ON l.conversationId = f.conversationId AND l.attempt = 
 WHERE f.readable AND f.type = 'claim_finding' AND f.runId = getvariable('run_id')
   AND (l.version IS NULL OR f.checkerVersion IS NOT DISTINCT FROM l.version);
 
+-- Claims the checker could not check (claim_unchecked lines), chosen as claim_findings_view chooses
+-- findings. They are never findings: counted and listed apart.
+CREATE OR REPLACE VIEW claim_unchecked_view AS
+WITH latest_check AS (
+    SELECT conversationId, attempt, arg_max(checkerVersion, try_cast(ts AS TIMESTAMPTZ)) AS version
+    FROM claim_lines
+    WHERE readable AND type = 'summary_checked' AND runId = getvariable('run_id')
+    GROUP BY ALL
+)
+SELECT DISTINCT u.conversationId AS conversation_id, u.attempt, u.kind, u.sentence, u.claim, u.reason,
+       u."start", u."end", u.checkerVersion AS checker_version
+FROM claim_lines u
+JOIN attempt_totals t ON t.conversation_id = u.conversationId AND t.attempt = u.attempt
+                     AND t.finished_lines > 0
+LEFT JOIN latest_check l ON l.conversationId = u.conversationId AND l.attempt = u.attempt
+WHERE u.readable AND u.type = 'claim_unchecked' AND u.runId = getvariable('run_id')
+  AND (l.version IS NULL OR u.checkerVersion IS NOT DISTINCT FROM l.version);
+
 -- The heavy fields of live attempts (empty until load_details.sql has run).
 CREATE OR REPLACE VIEW live_details AS
 SELECT d.* FROM event_details d

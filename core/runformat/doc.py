@@ -28,7 +28,8 @@ EVENT_BODIES: tuple[type[BaseModel], ...] = (
     events.RunStarted, events.ConversationStarted, events.ModelRequestSent, events.ModelResponseReceived,
     events.ToolCallMade, events.ToolResultReceived, events.ConversationFinished, events.AttemptSuperseded,
     events.RunResumed, events.RunFinished)
-DERIVED_BODIES: tuple[type[BaseModel], ...] = (events.ScoreRecorded, events.SummaryChecked, events.ClaimFound)
+DERIVED_BODIES: tuple[type[BaseModel], ...] = (events.ScoreRecorded, events.SummaryChecked, events.ClaimFound,
+                                              events.ClaimUnchecked)
 PARTS: tuple[type[BaseModel], ...] = (events.Usage, events.ResponseError, events.Score, events.Claimed,
                                       events.BackendLookups)
 

@@ -271,6 +271,8 @@ class SummaryChecked(_Model):
     attempt: int = _doc("its live attempt")
     checkerVersion: int = _doc("the claim checker's version")
     findings: int = _doc("claim_finding lines that follow for it")
+    unchecked: int = _doc("claim_unchecked lines that follow for it (claims the checker could not check)",
+                          default=0)
 
 
 class ClaimFound(_Model):
@@ -290,7 +292,26 @@ class ClaimFound(_Model):
     end: int = _doc("offset just after the claim")
 
 
-RunBody = RunStarted | RunResumed | AttemptSuperseded | RunFinished | ScoreRecorded | SummaryChecked | ClaimFound
+class ClaimUnchecked(_Model):
+    """claims.jsonl: a claim the checker could not check (which item or which date it is about was unclear).
+
+    Never a finding: counted and listed apart, so a reviewer knows what the check did not cover.
+    """
+
+    type: Literal["claim_unchecked"] = "claim_unchecked"
+    conversationId: str = _doc("the conversation")
+    attempt: int = _doc("its live attempt")
+    checkerVersion: int = _doc("the claim checker's version")
+    kind: str = _doc("the kind of finding it would have been, had the checker resolved it")
+    sentence: str = _doc("the sentence holding the claim")
+    claim: str = _doc("the words of the claim")
+    reason: str = _doc("why it could not be checked")
+    start: int = _doc("offset of the claim in the summary")
+    end: int = _doc("offset just after the claim")
+
+
+RunBody = (RunStarted | RunResumed | AttemptSuperseded | RunFinished | ScoreRecorded | SummaryChecked | ClaimFound
+           | ClaimUnchecked)
 ConversationBody = (ConversationStarted | ModelRequestSent | ModelResponseReceived | ToolCallMade
                     | ToolResultReceived | ConversationFinished)
 
@@ -326,19 +347,21 @@ class ConversationFinishedLine(ConversationEnvelope, ConversationFinished): ...
 class ScoreLine(RunEnvelope, ScoreRecorded): ...
 class SummaryCheckedLine(RunEnvelope, SummaryChecked): ...
 class ClaimFindingLine(RunEnvelope, ClaimFound): ...
+class ClaimUncheckedLine(RunEnvelope, ClaimUnchecked): ...
 
 
 EVENT_LINES: tuple[type[BaseModel], ...] = (
     RunStartedLine, ConversationStartedLine, ModelRequestLine, ModelResponseLine, ToolCallLine, ToolResultLine,
     ConversationFinishedLine, AttemptSupersededLine, RunResumedLine, RunFinishedLine)
 SCORE_LINES: tuple[type[BaseModel], ...] = (ScoreLine,)
-CLAIM_LINES: tuple[type[BaseModel], ...] = (SummaryCheckedLine, ClaimFindingLine)
+CLAIM_LINES: tuple[type[BaseModel], ...] = (SummaryCheckedLine, ClaimFindingLine, ClaimUncheckedLine)
 
 EventLine = Annotated[
     RunStartedLine | RunResumedLine | AttemptSupersededLine | RunFinishedLine | ConversationStartedLine
     | ModelRequestLine | ModelResponseLine | ToolCallLine | ToolResultLine | ConversationFinishedLine,
     Field(discriminator="type"),
 ]
-DerivedLine = Annotated[ScoreLine | SummaryCheckedLine | ClaimFindingLine, Field(discriminator="type")]
+DerivedLine = Annotated[ScoreLine | SummaryCheckedLine | ClaimFindingLine | ClaimUncheckedLine,
+                        Field(discriminator="type")]
 EVENT_ADAPTER: TypeAdapter[EventLine] = TypeAdapter(EventLine)
 DERIVED_ADAPTER: TypeAdapter[DerivedLine] = TypeAdapter(DerivedLine)

@@ -21,6 +21,23 @@ def _day(timestamp: str | None) -> str | None:
     return timestamp[:10] if timestamp else None
 
 
+def _delivered_units(tracking: list[dict[str, Any]]) -> int:
+    return sum(t.get("quantity", 0) for t in tracking
+               if t.get("availability") == "available" and t.get("status") == "delivered")
+
+
+def _delivered_part(item: dict[str, Any], tracking: list[dict[str, Any]]) -> str:
+    """ "2 of your 3 × ... were delivered on D. " when some units of an outstanding item arrived, else ""."""
+    done = [t for t in tracking if t.get("availability") == "available" and t.get("status") == "delivered"]
+    units = _delivered_units(tracking)
+    if not done or units >= item.get("quantity", 1):
+        return ""
+    when = _day((done[-1].get("latestEvent") or {}).get("at") or done[-1].get("updatedAt"))
+    name = item.get("name") or item["sku"]
+    return f"{units} of your {item.get('quantity', 1)} × {name} ({item['sku']}) {'were' if units > 1 else 'was'} " \
+           f"delivered on {when}. "
+
+
 def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidence, derived: Derived) -> str:
     sku = item["sku"]
     label = _item_label(item)
@@ -44,16 +61,31 @@ def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidenc
         when = (f" The warehouse expects new stock on {restock}, but that is not a delivery date."
                 if restock else " There is no restock date yet, so I can't give you a delivery date for it.")
         return f"Your {label} {is_} backordered and has not shipped yet.{when}"
+    missing = [ref.split(":", 1)[1] for ref in derived.missingEvidence if ref.startswith("reservation:")]
+    gap = (f" I also can't find its warehouse record ({', '.join(missing)})." if missing and not reservations
+           else "")
+    if payment is not None and payment.get("status") == "refunded" and not available:
+        # A refund is no reason to ship later: say only what the records show.
+        return f"Your {label} has not shipped, and the payment for the order was refunded.{gap}"
     if payment is not None and payment.get("status") not in ("captured", "authorized"):
         reason = f" ({payment['failureReason'].replace('_', ' ')})" if payment.get("failureReason") else ""
         status = payment.get("status", "").replace("_", " ")
         return (f"Your {label} has not shipped because the payment status is {status}{reason}; "
-                f"{it} can ship once the payment goes through.")
+                f"{it} can ship once the payment goes through.{gap}")
     if available:
         shipment = available[-1]
         event = (shipment.get("latestEvent") or {}).get("description")
-        text = f"Your {label} {is_} on the way with {shipment.get('carrier')}"
-        text += f"; the latest carrier update says: {event}." if event else "."
+        part = _delivered_part(item, tracking)
+        rest = item.get("quantity", 1) - _delivered_units(tracking)
+        subject = f"Your {label}" if not part else f"{part}{rest} more"
+        verb = is_ if not part else ("are" if rest > 1 else "is")
+        if shipment.get("status") == "exception":
+            # Damaged, returned, held: not "on the way"; a date only if the carrier still gives one.
+            text = (f"{subject} {'have' if verb == 'are' else 'has'} not been delivered: the latest update from "
+                    f"{shipment.get('carrier')} says: {event or 'a problem in transit'}.")
+        else:
+            text = f"{subject} {verb} on the way with {shipment.get('carrier')}"
+            text += f"; the latest carrier update says: {event}." if event else "."
         if shipment.get("estimatedDeliveryDate"):
             text += f" The carrier estimates delivery on {shipment['estimatedDeliveryDate']}"
             promised = order.get("promisedDeliveryDate")
@@ -65,7 +97,6 @@ def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidenc
         shipment = unavailable[-1]
         return (f"Your {label} left our warehouse, but I can't confirm where {it} {is_} or when {it} will "
                 f"arrive because the carrier's tracking ({shipment['trackingId']}) is unavailable right now.")
-    missing = [ref.split(":", 1)[1] for ref in derived.missingEvidence if ref.startswith("reservation:")]
     if missing and not reservations:
         return (f"I can't confirm the status of your {label}: its warehouse record ({', '.join(missing)}) "
                 f"could not be found and there is no shipment for it yet.")
@@ -117,6 +148,10 @@ def compose_summary(evidence: Evidence, order_id: str, derived: Derived,
             sentences.append(f"The carrier's latest estimate for {rest} is {derived.deliveryEstimate}.")
         else:
             sentences.append(f"I don't have a delivery date for {rest} yet.")
+    lost = [ref.split(":", 1)[1] for ref in derived.missingEvidence
+            if ref.startswith("tracking:") and ref.split(":", 1)[1] not in evidence.records["tracking"]]
+    if lost:  # a shipment whose record was never found names no item: say so rather than leave it out
+        sentences.append(f"I also can't find the carrier's tracking record ({', '.join(lost)}) for this order.")
     if "paymentStatus" in asks:
         sentences.append(_payment_sentence(evidence, order, derived))
     return " ".join(sentences)

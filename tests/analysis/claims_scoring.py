@@ -16,6 +16,7 @@ from tests.helpers import ROOT, default_cases, default_records
 
 DATA = ROOT / "tests" / "data"
 SECOND_DATASET = DATA / "second_dataset"
+THIRD_DATASET = DATA / "third_dataset"  # 4-6 line orders, a +10:00 clock; its corpus is split dev / held out
 CLAIMS_DOC = ROOT / "docs" / "claims.md"
 
 
@@ -32,6 +33,16 @@ def second_records() -> dict[str, Any]:
 def second_cases() -> list[dict[str, Any]]:
     """A fresh copy of the second dataset's cases.json."""
     return json.loads((SECOND_DATASET / "cases.json").read_text())
+
+
+def third_records() -> dict[str, Any]:
+    """A fresh copy of the third dataset's records.json."""
+    return json.loads((THIRD_DATASET / "records.json").read_text())
+
+
+def third_cases() -> list[dict[str, Any]]:
+    """A fresh copy of the third dataset's cases.json."""
+    return json.loads((THIRD_DATASET / "cases.json").read_text())
 
 
 def _lookups(records: dict[str, Any] | None) -> Lookups:
@@ -104,10 +115,13 @@ def corpora() -> list[Corpus]:
     # The full questions only: the narrow ones (with "asks") have no labelled summaries yet.
     default = {c["caseId"]: c["orderId"] for c in default_cases() if "asks" not in c}
     second = {c["caseId"]: c["orderId"] for c in second_cases()}
+    third = {c["caseId"]: c["orderId"] for c in third_cases()}
     return [Corpus("claims_corpus.json", default_records(), default),
             Corpus("claims_heldout.json", default_records(), default),
             Corpus("claims_second.json", second_records(), second),
-            Corpus("claims_second_heldout.json", second_records(), second)]
+            Corpus("claims_second_heldout.json", second_records(), second),
+            Corpus("claims_third.json", third_records(), third),
+            Corpus("claims_third_heldout.json", third_records(), third)]
 
 
 def entry_findings(entry: dict[str, Any], corpus: Corpus) -> list[Finding]:

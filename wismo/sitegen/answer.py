@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from analysis.headline import HEADLINE_METRIC, Headline, headline
 from analysis.labels import METRIC_LABELS
+from analysis.model import CLAIM_COUNT_TOTALS as NOT_FINDINGS
 from analysis.model import MetricComparison, RunSummary
 from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, names_baseline, review_counts
@@ -82,7 +83,7 @@ def _claims(summary: RunSummary, designs: list[str]) -> tuple[str, bool]:
     if not any(counts.values()):
         return "The summaries were not claim-checked: nothing here says whether they match the evidence.", False
     # Summaries with any finding; an older summary without that total counts at least its commonest kind.
-    flagged = {d: c.get("any", max((n for k, n in c.items() if k != "checked"), default=0))
+    flagged = {d: c.get("any", max((n for k, n in c.items() if k not in NOT_FINDINGS), default=0))
                for d, c in counts.items()}
     checked = sum(c.get("checked", 0) for c in counts.values())
     total = sum(flagged.values())
@@ -106,7 +107,7 @@ def warnings(data: SiteData, run_id: str) -> list[AnswerWarning]:
     if failures:
         found.append(AnswerWarning(failures, section))
     # The findings table (and its anchor) exists only when some kind was counted.
-    tabled = any(kind != "checked" for counts in summary.claim_findings.values() for kind in counts)
+    tabled = any(kind not in NOT_FINDINGS for counts in summary.claim_findings.values() for kind in counts)
     claims, clear = _claims(summary, designs)
     found.append(AnswerWarning(claims, f"#findings-{card.slug}" if tabled else section, clear))
     counts = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]

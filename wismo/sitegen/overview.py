@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from analysis.labels import FIELD_LABELS, METRIC_LABELS
+from analysis.model import CLAIM_COUNT_TOTALS as NOT_FINDINGS
 from analysis.model import (
     CLAIM_MEANING,
     METRICS,
@@ -246,7 +247,7 @@ def _overview_run(data: SiteData, run_id: str, colours: Colours | None = None) -
                                       [_lookups_cell(o, d) for d in designs] if recorded else [])
                      for o in summary.deterministic]
     status, how = _deterministic_words(summary)
-    kinds = sorted({kind for by_kind in summary.claim_findings.values() for kind in by_kind} - {"checked"})
+    kinds = sorted({kind for by_kind in summary.claim_findings.values() for kind in by_kind} - NOT_FINDINGS)
     findings = [FindingCount(kind, [fmt.count(summary.claim_findings.get(d, {}).get(kind, 0)) for d in designs],
                              CLAIM_MEANING.get(kind, "")) for kind in kinds]
     reviews = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]
