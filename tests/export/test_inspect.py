@@ -58,6 +58,7 @@ def test_samples_are_the_conversations_each_scored_as_recorded(sample_log):
     assert metric.value == pytest.approx(passed / len(finished))
     assert sample_log.eval.task == "wismo/default" and sample_log.eval.model == "scripted/scripted-policy-v1"
     assert sample_log.status == "success" and not sample_log.invalidated
+    assert sample_log.eval.dataset.samples * manifest["repetitions"] == len(sample_log.samples)
 
 
 def test_messages_hold_every_tool_call_and_result_and_the_errors(sample_log):

@@ -163,7 +163,8 @@ def eval_log(run: RunRead, options: OtlpOptions) -> dict[str, Any]:
         "eval": {"eval_id": manifest.runId, "run_id": manifest.runId, "task_id": manifest.dataset.hash,
                  "created": manifest.startedAt, "task": f"wismo/{manifest.dataset.name}", "task_version": 0,
                  "dataset": {"name": manifest.dataset.name, "location": manifest.dataset.folder,
-                             "samples": len(samples)},
+                             # Inspect counts dataset samples apart from epochs (repetitions)
+                             "samples": len({s["id"] for s in samples})},
                  "model": f"{manifest.provider.name}/{manifest.model}", "model_base_url": manifest.baseUrl,
                  "config": {"epochs": manifest.repetitions, "message_limit": None},
                  "packages": {"wismo": manifest.wismoVersion},
