@@ -263,3 +263,62 @@ def test_bad_output_paths_and_broken_lines_are_one_line_errors(tmp_path):
     (line,) = broken.stderr.strip().splitlines()
     assert f"{run / 'events.jsonl'}:{len((run / 'events.jsonl').read_text().splitlines())}:" in line
     assert "Traceback" not in broken.stderr
+
+
+def test_a_language_model_s_cache_and_reasoning_tokens_and_an_http_design_are_exported_as_recorded(tmp_path):
+    from tests.analysis.runbuilder import Conv, RunSpec, write_run
+
+    spec = RunSpec("lm", ["granular", "remote"], 1, ["A"], [
+        Conv("A", "granular", 1, [(1_000, 50), (2_500, 80)], [2], 900.0, cached=[0, 1_800], reasoning=[10, None]),
+        Conv("A", "remote", 1, [(1_200, 40), (1_900, 70)], [1], 800.0, cached=[None, 1_024], reasoning=None)],
+        design_sources={"granular": {"command": ["python", "-m", "recorder.servers", "granular"], "builtIn": True},
+                        "remote": {"url": "https://mcp.example.test:8443/mcp", "headers": ["Authorization"]}})
+    run = write_run(tmp_path, spec)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["host"] = {"python": "3.11", "platform": "test", "cpus": 1}  # the builder leaves what no SQL reads
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    spans = spans_of(decode(export(run, tmp_path / "lm.json")))
+    conversation = conversation_of(spans)
+    roots = {attrs(s)["gen_ai.conversation.id"]: attrs(s) for s in spans if not s.parent_span_id}
+    granular, remote = roots["A.granular.r1"], roots["A.remote.r1"]
+    assert (granular["gen_ai.usage.input_tokens"], granular["gen_ai.usage.cache_read.input_tokens"],
+            granular["gen_ai.usage.reasoning.output_tokens"]) == (3_500, 1_800, 10)
+    assert remote["gen_ai.usage.cache_read.input_tokens"] == 1_024
+    assert "gen_ai.usage.reasoning.output_tokens" not in remote  # never reported: absent, not zero
+    chats = [attrs(s) for s in spans if s.name.startswith("chat ")
+             and conversation[s.trace_id] == "A.remote.r1"]
+    assert ["gen_ai.usage.cache_read.input_tokens" in c for c in chats] == [False, True]
+    tools = {conversation[s.trace_id]: attrs(s) for s in spans if s.name.startswith("execute_tool ")}
+    assert tools["A.granular.r1"]["network.transport"] == "pipe" and "server.address" not in tools["A.granular.r1"]
+    assert (tools["A.remote.r1"]["network.transport"], tools["A.remote.r1"]["server.address"],
+            tools["A.remote.r1"]["server.port"]) == ("tcp", "mcp.example.test", 8443)
+
+    from inspect_ai.log import read_eval_log  # the same run in Inspect's terms: cache reads apart from input
+
+    result = run_wismo("export", str(run), "--format", "inspect", "--out", str(tmp_path / "lm.json"), cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    usage = {s.metadata["conversation_id"]: s.model_usage["built"] for s in read_eval_log(
+        str(tmp_path / "lm.json")).samples}
+    assert (usage["A.granular.r1"].input_tokens, usage["A.granular.r1"].input_tokens_cache_read,
+            usage["A.granular.r1"].total_tokens, usage["A.granular.r1"].reasoning_tokens) == (1_700, 1_800, 3_630, 10)
+
+
+def test_a_conversation_cut_off_before_its_finish_line_exports_as_unfinished(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(SAMPLE_RUN, run)
+    events = run / "events.jsonl"
+    lines = events.read_text().splitlines()
+    cut = next(i for i, line in enumerate(lines)
+               if '"conversation_finished"' in line and '"carrier-delay.granular.r2"' in line)
+    del lines[cut]
+    events.write_text("\n".join(lines) + "\n")
+    refused = run_wismo("export", str(run), "--out", str(tmp_path / "x.json"), cwd=ROOT)
+    assert refused.returncode == 2 and "start_finish" in refused.stderr
+    spans = spans_of(decode(export(run, tmp_path / "x.json", "--unvalidated")))
+    roots = {attrs(s)["gen_ai.conversation.id"]: s for s in spans if not s.parent_span_id}
+    assert len(roots) == 72
+    cut_off = roots["carrier-delay.granular.r2"]
+    assert attrs(cut_off)["wismo.outcome"] == "unfinished" and attrs(cut_off)["error.type"] == "unfinished"
+    assert not [e for e in cut_off.events if e.name == "gen_ai.evaluation.result"]  # never scored
+    children = [s for s in spans if s.parent_span_id == cut_off.span_id]
+    assert children and max(s.end_time_unix_nano for s in children) == cut_off.end_time_unix_nano
