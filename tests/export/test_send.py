@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
+import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, run_wismo
+from tests.helpers import ROOT, marked_command, run_wismo
 
 pytest.importorskip("opentelemetry.proto", reason="opentelemetry-proto: pip install '.[test]'")
 
@@ -108,3 +110,21 @@ def test_a_malformed_headers_variable_names_the_variable_not_its_value():
     assert result.returncode == 2
     assert "OTEL_EXPORTER_OTLP_HEADERS: entry 1 is not key=value" in result.stderr
     assert SECRET not in result.stderr + result.stdout
+
+
+def test_the_three_commands_of_docs_export_md_work_as_written(tmp_path):
+    """Each documented command, run as written from a copy of the sample run; only the endpoint is the loopback's."""
+    commands = [shlex.split(line.split("#")[0]) for line in marked_command("export-commands", "docs/export.md")
+                .splitlines()]
+    assert [c[:2] for c in commands] == [["wismo", "export"]] * 3
+    (tmp_path / "runs").mkdir()
+    shutil.copytree(SAMPLE_RUN, tmp_path / "runs" / "sample-offline")
+    with running_receiver() as receiver:
+        for command in commands:
+            args = [receiver.url if a.startswith("http://localhost") else a for a in command[1:]]
+            result = run_wismo(*args, cwd=tmp_path)
+            assert result.returncode == 0, (command, result.stderr)
+    assert len({s.trace_id for s in receiver.spans()}) == CONVERSATIONS
+    assert (tmp_path / "sample.otlp.json").stat().st_size > 0
+    inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect-ai: pip install '.[test]'")
+    assert len(inspect_log.read_eval_log(str(tmp_path / "sample.eval")).samples) == CONVERSATIONS
