@@ -322,3 +322,13 @@ def test_a_conversation_cut_off_before_its_finish_line_exports_as_unfinished(tmp
     assert not [e for e in cut_off.events if e.name == "gen_ai.evaluation.result"]  # never scored
     children = [s for s in spans if s.parent_span_id == cut_off.span_id]
     assert children and max(s.end_time_unix_nano for s in children) == cut_off.end_time_unix_nano
+
+    inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect-ai: pip install '.[test]'")
+    result = run_wismo("export", str(run), "--format", "inspect", "--out", str(tmp_path / "x.eval"), "--unvalidated",
+                       cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    log = inspect_log.read_eval_log(str(tmp_path / "x.eval"))
+    (sample,) = [s for s in log.samples if s.metadata["conversation_id"] == "carrier-delay.granular.r2"]
+    assert sample.error is not None and "unfinished" in sample.error.message and "wismo_answer" not in sample.scores
+    assert log.status == "cancelled" and log.invalidated
+    assert log.results.completed_samples == 71

@@ -140,13 +140,18 @@ class _TraceBuilder:
             span["status"] = {"code": STATUS_ERROR, "message": error}
         return span
 
-    def _usage(self, pairs: list[tuple[int | None, int | None, int | None, int | None]]) -> dict[str, Any]:
-        def total(index: int) -> int | None:
-            values = [p[index] for p in pairs if p[index] is not None]
-            return sum(v for v in values if v is not None) if values else None
-        return {"gen_ai.usage.input_tokens": total(0), "gen_ai.usage.output_tokens": total(1),
-                "gen_ai.usage.cache_read.input_tokens": total(2),
-                "gen_ai.usage.reasoning.output_tokens": total(3),
+    def _usage_sums(self) -> dict[str, Any]:
+        """The conversation's token sums per kind; a kind no response reported stays absent, never 0."""
+        usages = [t.response.usage for t in self.conversation.turns if t.response is not None]
+
+        def total(values: list[int | None]) -> int | None:
+            present = [v for v in values if v is not None]
+            return sum(present) if present else None
+
+        return {"gen_ai.usage.input_tokens": total([u.inputTokens for u in usages]),
+                "gen_ai.usage.output_tokens": total([u.outputTokens for u in usages]),
+                "gen_ai.usage.cache_read.input_tokens": total([u.cachedTokens for u in usages]),
+                "gen_ai.usage.reasoning.output_tokens": total([u.reasoningTokens for u in usages]),
                 # not the convention's: says these counts are wismo's offline estimate, not a provider's
                 "wismo.usage.estimated": self.estimated}
 
@@ -155,12 +160,11 @@ class _TraceBuilder:
         started, finished = conversation.started, conversation.finished
         status = finished.status if finished else "unfinished"
         score = conversation.score
-        usage = [(t.response.usage.inputTokens, t.response.usage.outputTokens, t.response.usage.cachedTokens,
-                  t.response.usage.reasoningTokens) for t in conversation.turns if t.response is not None]
+        error = status if status in (*FAULT_STATUSES, "unfinished") else None
         attrs = {
             "gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": provider_name(self.run),
             "gen_ai.agent.name": AGENT_NAME, "gen_ai.conversation.id": started.conversationId,
-            "gen_ai.request.model": manifest.model, **self._usage(usage),
+            "gen_ai.request.model": manifest.model, **self._usage_sums(),
             "wismo.run.id": manifest.runId, "wismo.case.id": started.caseId, "wismo.order.id": started.orderId,
             "wismo.design": started.design, "wismo.repetition": started.repetition,
             "wismo.attempt": started.attempt, "wismo.asks": started.asks, "wismo.outcome": status,
@@ -168,12 +172,11 @@ class _TraceBuilder:
             "wismo.budget_hit": finished.budgetHit if finished else None,
             "wismo.turns": len(conversation.turns),
             "wismo.tool_calls": sum(len(t.tools) for t in conversation.turns),
-            "error.type": status if status in (*FAULT_STATUSES, "unfinished") else None,
+            "error.type": error,
         }
         if self.options.include_content and finished is not None:
             attrs["gen_ai.output.messages"] = json.dumps(
                 [{"role": "assistant", "parts": [{"type": "text", "content": finished.finalText or ""}]}])
-        error = status if status in (*FAULT_STATUSES, "unfinished") else None
         return self._span(span_id, None, f"invoke_agent {AGENT_NAME}", SPAN_KIND_INTERNAL, started.ts,
                           self.end_ts(), attrs, error, self.evaluation_events())
 
