@@ -11,7 +11,7 @@ import base64
 import json
 import shutil
 from collections import Counter, defaultdict
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -332,3 +332,30 @@ def test_a_conversation_cut_off_before_its_finish_line_exports_as_unfinished(tmp
     assert sample.error is not None and "unfinished" in sample.error.message and "wismo_answer" not in sample.scores
     assert log.status == "cancelled" and log.invalidated
     assert log.results.completed_samples == 71
+
+
+def test_a_superseded_attempt_is_left_out_and_a_local_server_s_address_is_on_the_chat_spans(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(SAMPLE_RUN, run)
+    events = run / "events.jsonl"
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    first = [e for e in lines if e.get("conversationId") == "carrier-delay.focused.r1"]
+    # a resume re-ran it: attempt 1 superseded, attempt 2 recorded one second later
+    again = [{**event, "attempt": 2, "ts": (datetime.fromisoformat(event["ts"]) + timedelta(seconds=1)).isoformat(
+        timespec="microseconds")} for event in first]
+    lines.append({"v": 1, "type": "attempt_superseded", "runId": "sample-offline", "ts": again[0]["ts"],
+                  "conversationId": "carrier-delay.focused.r1", "attempt": 1, "reason": "resumed"})
+    lines += again
+    events.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["baseUrl"] = "http://127.0.0.1:11434/v1"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    spans = spans_of(decode(export(run, tmp_path / "x.json", "--unvalidated")))
+    conversation = conversation_of(spans)
+    mine = [s for s in spans if conversation[s.trace_id] == "carrier-delay.focused.r1"]
+    (root,) = [s for s in mine if not s.parent_span_id]
+    assert attrs(root)["wismo.attempt"] == 2 and root.start_time_unix_nano == nanos(again[0]["ts"])
+    assert len(mine) == 1 + sum(e["type"] in ("model_request", "tool_call") for e in again)
+    assert len({s.trace_id for s in spans}) == 72
+    chats = [attrs(s) for s in spans if s.name.startswith("chat ")]
+    assert all((c["server.address"], c["server.port"]) == ("127.0.0.1", 11434) for c in chats)

@@ -218,6 +218,10 @@ class _TraceBuilder:
                                  "gen_ai.request.model": manifest.model, "gen_ai.conversation.id":
                                  self.conversation.conversation_id, "wismo.turn": turn.request.turn,
                                  "wismo.request.bytes": turn.request.requestBytes}
+        if manifest.baseUrl:  # the API's own host is not recorded when the SDK's default was used: not guessed
+            parts = urlsplit(manifest.baseUrl)
+            attrs |= {"server.address": parts.hostname,
+                      "server.port": parts.port or (443 if parts.scheme == "https" else 80)}
         error = None
         if response is not None:
             usage = response.usage
