@@ -23,6 +23,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "recorder": ("core",),
     "analysis": ("core",),
     "wismo/sitegen": ("core", "analysis"),
+    "wismo/export": ("core", "analysis"),  # a pure reader of runs, beside the site; the analysis validates them
     "wismo/loopback": ("core", "recorder"),  # it plays the scripted policy over the providers' wire formats
     "wismo/cli": ("core", "recorder", "analysis", "wismo"),  # the top: every command over every stage
 }
@@ -124,3 +125,6 @@ def test_the_checker_finds_a_planted_backward_import(tmp_path):
     assert not _permitted("recorder.servers.lookups", "analysis")
     assert not _permitted("core.runformat.read", "core/domain")
     assert _permitted("core.domain.evidence", "analysis")
+    assert not _permitted("recorder.run.record", "wismo/export")
+    assert not _permitted("wismo.sitegen.build", "wismo/export")
+    assert _permitted("core.runformat.read", "wismo/export")

@@ -76,6 +76,12 @@ def _build_site() -> click.Command:
     return build_site_command
 
 
+def _export() -> click.Command:
+    from wismo.cli.export import export_command
+
+    return export_command
+
+
 def _demo() -> click.Command:
     from wismo.cli.demo import demo
 
@@ -94,6 +100,7 @@ COMMANDS: dict[str, Callable[[], click.Command]] = {
     "validate": _validate,
     "summarize": _summarize,
     "build-site": _build_site,
+    "export": _export,
     "demo": _demo,
 }
 
