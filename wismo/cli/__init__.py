@@ -76,6 +76,18 @@ def _build_site() -> click.Command:
     return build_site_command
 
 
+def _compare() -> click.Command:
+    from wismo.cli.compare import compare_command
+
+    return compare_command
+
+
+def _plan() -> click.Command:
+    from wismo.cli.plan import plan_command
+
+    return plan_command
+
+
 def _demo() -> click.Command:
     from wismo.cli.demo import demo
 
@@ -93,6 +105,8 @@ COMMANDS: dict[str, Callable[[], click.Command]] = {
     "claims": _claims,
     "validate": _validate,
     "summarize": _summarize,
+    "compare": _compare,
+    "plan": _plan,
     "build-site": _build_site,
     "demo": _demo,
 }
