@@ -63,7 +63,8 @@ def compare_runs(baseline_dir: Path, candidate_dir: Path, *, tolerances: dict[st
             _create_rows(con, table, rows)
         con.execute(f"SET VARIABLE compare_resamples = {int(resamples)}")
         con.execute(f"SET VARIABLE compare_seed = {int(seed)}")
-        con.execute(f"SET VARIABLE compare_confidence = {float(confidence)!r}")
+        con.execute(f"SET VARIABLE compare_low_quantile = {(1 - float(confidence)) / 2!r}")
+        con.execute(f"SET VARIABLE compare_high_quantile = {1 - (1 - float(confidence)) / 2!r}")
         con.execute(sql_text("compare_pairs.sql"))
         figures = _dicts(con, "compare_figures.sql")
         intervals = {} if exact else {row["g"]: row for row in _dicts(con, "compare_bootstrap.sql")}

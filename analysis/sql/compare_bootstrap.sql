@@ -1,15 +1,14 @@
 -- The interval of every compare_figures.sql change: a percentile bootstrap that resamples each case's
 -- pairs with replacement within that case (the cases are the dataset's, fixed; what varies between runs
 -- is what a repetition gives), B = getvariable('compare_resamples') resamples seeded by
--- getvariable('compare_seed'), at getvariable('compare_confidence') (0.95: the 2.5th and 97.5th
--- percentiles). A case with one pair contributes itself to every resample: it says nothing about noise,
+-- getvariable('compare_seed'), at the confidence in getvariable('compare_low_quantile') and
+-- getvariable('compare_high_quantile') (0.025 and 0.975 for 95 %). A case with one pair contributes itself to every resample: it says nothing about noise,
 -- which is why analysis/compare.py gives no interval to a model's figure with a case of one repetition.
 -- Each draw is hash(seed, group, resample, case, pair) modulo the case's pair count: the same runs and
 -- seed give the same interval. Cost: B x pairs rows per figure and scope.
 WITH params AS (
     SELECT coalesce(getvariable('compare_resamples'), 2000)::BIGINT AS resamples,
-           coalesce(getvariable('compare_seed'), 20261008)::BIGINT AS seed,
-           coalesce(getvariable('compare_confidence'), 0.95)::DOUBLE AS confidence
+           coalesce(getvariable('compare_seed'), 20261008)::BIGINT AS seed
 ), draws AS (
     SELECT p.g, p.case_id, r.b, (hash(params.seed, p.g, r.b, p.case_id, p.i) % p.n_case::UBIGINT)::BIGINT + 1 AS j
     FROM compare_pairs p, params, range((SELECT resamples FROM params)) r(b)
@@ -24,8 +23,9 @@ WITH params AS (
                    ELSE cand_sum / nullif(base_sum, 0) - 1 END AS change
     FROM resampled
 )
-SELECT g, quantile_cont(change, (1 - any_value(confidence)) / 2) AS ci_low,
-       quantile_cont(change, 1 - (1 - any_value(confidence)) / 2) AS ci_high, count(change) AS resamples
-FROM statistics, params
+-- (the quantile levels must be constants: the two variables hold (1 - confidence) / 2 and 1 - that)
+SELECT g, quantile_cont(change, getvariable('compare_low_quantile')) AS ci_low,
+       quantile_cont(change, getvariable('compare_high_quantile')) AS ci_high, count(change) AS resamples
+FROM statistics
 GROUP BY g
 ORDER BY g;
