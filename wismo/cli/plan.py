@@ -31,9 +31,10 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     return data
 
 
-def _needs(row: PlanRow) -> str:
+def _needs(row: PlanRow, language_model: bool) -> str:
     if row.state == DETERMINISTIC:
-        return "1 (deterministic)"
+        # a model's pilot that never varied may still vary in a larger study: say what was seen, not why
+        return "1 (no variation)" if language_model else "1 (deterministic)"
     if row.state == TOO_SMALL:
         return "? (pilot too small)"
     return cell(row.repetitions)
@@ -64,7 +65,7 @@ def plan_lines(plan: Plan, width: int | None = WIDTH) -> list[str]:
     for row in plan.rows:
         cost = row.cost
         rows.append([row.pair, row.label, cell(row.noise_sd, 2 if (row.noise_sd or 0) < 10 else 0),
-                     cell(row.detect, 2 if row.detect < 10 else 0), _needs(row),
+                     cell(row.detect, 2 if row.detect < 10 else 0), _needs(row, plan.is_language_model),
                      cell(cost.conversations) if cost else "–", cell(cost.requests, 0) if cost else "–",
                      cell(cost.total_tokens, 0) if cost else "–", _duration(cost.seconds) if cost else "–",
                      (f"{cost.usd:.2f}" if cost.usd is not None else "–") if cost else "–"])
