@@ -109,9 +109,12 @@ class FigureChange:
         return self.kind if self.kind == EVERY_KIND else f"'{self.kind}' questions"
 
 
-def _number(value: float, points: bool) -> str:
+def _number(value: float) -> str:
+    """A share as a signed percentage: one decimal below 10, none above; a rounded zero is +0, never −0.0."""
     scaled = value * 100
-    text = f"{scaled:+.0f}" if abs(scaled) >= 9.5 or scaled == 0 else f"{scaled:+.1f}"
+    text = f"{scaled:+.0f}" if abs(scaled) >= 9.5 else f"{scaled:+.1f}"
+    if float(text) == 0:
+        return "+0"
     return text.replace("-", "−")
 
 
@@ -121,12 +124,12 @@ def size_words(figure: FigureChange) -> str:
     unit = " points" if points else " %"
     if figure.change is None:
         return f"from 0 to {figure.candidate_mean:g} per conversation"
-    size = _number(figure.change, points) + unit
+    size = _number(figure.change) + unit
     if figure.exact:
         return f"{size} (exact)"
     if figure.ci_low is None or figure.ci_high is None:
         return f"{size} (no interval: a case with one repetition)"
-    return f"{size} [{_number(figure.ci_low, points)}, {_number(figure.ci_high, points)}]"
+    return f"{size} [{_number(figure.ci_low)}, {_number(figure.ci_high)}]"
 
 
 @dataclass(frozen=True)
