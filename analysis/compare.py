@@ -67,11 +67,13 @@ def compare_runs(baseline_dir: Path, candidate_dir: Path, *, tolerances: dict[st
         con.execute(f"SET VARIABLE compare_high_quantile = {1 - (1 - float(confidence)) / 2!r}")
         con.execute(sql_text("compare_pairs.sql"))
         figures = _dicts(con, "compare_figures.sql")
-        intervals = {} if exact else {row["g"]: row for row in _dicts(con, "compare_bootstrap.sql")}
+        intervals = {} if exact else {(row["design"], row["asks"], row["figure"]): row
+                                      for row in _dicts(con, "compare_bootstrap.sql")}
         unpaired = {row["design"]: (row["baseline_only"], row["candidate_only"])
                     for row in _dicts(con, "compare_unpaired.sql")}
     designs = list(base_info.designs)
-    found = [_figure(row, intervals.get(row["g"]), exact, limits) for row in figures]
+    found = [_figure(row, intervals.get((row["design"], row["asks"], row["figure"])), exact, limits)
+             for row in figures]
     found.sort(key=lambda f: (designs.index(f.design) if f.design in designs else len(designs),
                               f.kind != EVERY_KIND, _kind_order(figures, f), list(FIGURES).index(f.figure)))
     return Comparison(baseline=_ref(base_info, base_rows), candidate=_ref(cand_info, cand_rows), designs=designs,
