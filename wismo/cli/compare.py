@@ -23,7 +23,7 @@ from analysis.compare_model import (
 )
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED
 from wismo.cli._money import pricing, pricing_options
-from wismo.cli._tables import WIDTH, cell, table, wrap
+from wismo.cli._tables import GAP, WIDTH, cell, table, wrap
 
 SHORT_VERDICTS = {WITHIN: "ok", IMPROVEMENT: "better"}
 
@@ -41,15 +41,17 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
 def comparison_lines(comparison: Comparison, width: int | None = WIDTH) -> list[str]:
     """What changed, the regressions, then every figure's row: the text `wismo compare` prints."""
     base, cand = comparison.baseline, comparison.candidate
-    lines = [f"baseline {base.run_id} ({base.provider} {base.model}, {base.conversations} conversations); "
+    prose = [f"baseline {base.run_id} ({base.provider} {base.model}, {base.conversations} conversations); "
              f"candidate {cand.run_id} ({cand.provider} {cand.model}, {cand.conversations} conversations)"]
-    lines.append("what changed: " + ("nothing in the manifests (tools, servers, model, instructions, budgets)"
+    prose.append("what changed: " + ("nothing in the manifests (tools, servers, model, instructions, budgets)"
                                      if not comparison.changes else f"{len(comparison.changes)} difference(s)"))
-    lines += [f"  {c.design + ': ' if c.design else ''}{c.what}: {c.baseline} → {c.candidate}"
-              for c in comparison.changes]
+    lines = [line for sentence in prose for line in wrap(sentence, width)]
+    lines += [line for c in comparison.changes
+              for line in wrap(f"{c.design + ': ' if c.design else ''}{c.what}: {c.baseline} → {c.candidate}", width,
+                               first=GAP, rest=GAP * 2)]
     for design, (only_base, only_cand) in comparison.unpaired.items():
-        lines.append(f"unpaired ({design}): {only_base} conversation(s) only in the baseline, {only_cand} only in the "
-                     "candidate; left out of the figures")
+        lines += wrap(f"unpaired ({design}): {only_base} conversation(s) only in the baseline, {only_cand} only in "
+                      "the candidate; left out of the figures", width)
     how = ("both runs are deterministic (no language model): every change is exact" if comparison.exact else
            f"intervals: {comparison.confidence:.0%} bootstrap over each case's repetitions "
            f"({comparison.resamples} resamples, seed {comparison.seed})")
@@ -57,7 +59,9 @@ def comparison_lines(comparison: Comparison, width: int | None = WIDTH) -> list[
     regressions = comparison.regressions()
     if regressions:
         lines.append(f"REGRESSIONS ({len(regressions)}):")
-        lines += [f"  {f.words()} (tolerance {_tolerance(f.figure, f.tolerance)})" for f in regressions]
+        lines += [line for f in regressions
+                  for line in wrap(f"{f.words()} (tolerance {_tolerance(f.figure, f.tolerance)})", width, first=GAP,
+                               rest=GAP * 2)]
     else:
         lines.append("no regression beyond the tolerances")
     rows = [[f.design, f.kind if f.kind != EVERY_KIND else "(all)", f.label, cell(f.pairs),
