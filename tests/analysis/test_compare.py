@@ -12,6 +12,7 @@ import pytest
 
 from analysis.compare import compare_runs
 from analysis.compare_model import EVERY_KIND, REGRESSION, UNDECIDED, ToleranceError, parse_tolerances
+from analysis.costs import Pricing
 from tests.analysis.runbuilder import Conv, RunSpec, write_run
 from tests.helpers import run_wismo
 
@@ -89,6 +90,12 @@ def test_a_deterministic_token_growth_is_exact_and_held_to_the_tolerance(tmp_pat
     assert regression.words().startswith("focused: total tokens +7.") and "(exact)" in regression.words()
     # a looser tolerance lets the same change pass
     assert compare_runs(baseline, candidate, tolerances={"tokens": 0.10}).regressions() == []
+    # priced (the built runs' tokens are estimates, priced as a named model), the money grew with the tokens
+    priced = compare_runs(baseline, candidate, tolerances={"tokens": 0.10}, pricing=Pricing(price_as="gpt-5-mini"))
+    assert priced.priced and {(f.design, f.figure) for f in priced.regressions()} == {("focused", "costUsd")}
+    money = priced.regressions()[0]
+    assert money.kind == EVERY_KIND
+    assert 0.05 < (money.change or 0) < 0.09
 
 
 def test_a_model_run_with_one_repetition_per_case_is_undecided_not_clean_or_failed(tmp_path: Path):
@@ -112,6 +119,14 @@ def test_runs_of_another_dataset_or_other_designs_are_refused_with_one_line(tmp_
     assert done.returncode == 2 and done.stdout == ""
     [line] = done.stderr.splitlines()
     assert line.startswith("error: cannot compare: ") and says in line
+
+
+def test_a_missing_run_folder_is_one_line(tmp_path: Path):
+    baseline = build(tmp_path, "before", seed=1, repetitions=2)
+    done = run_wismo("compare", str(baseline), str(tmp_path / "nowhere"), cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    [line] = done.stderr.splitlines()
+    assert "nowhere" in line
 
 
 def test_a_run_that_fails_validation_is_refused_naming_its_checks(tmp_path: Path):

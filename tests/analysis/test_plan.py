@@ -11,6 +11,7 @@ from statistics import NormalDist, fmean
 
 import pytest
 
+from analysis.costs import Pricing
 from analysis.plan import DETERMINISTIC, ESTIMATED, TOO_SMALL, plan_run
 from tests.analysis.runbuilder import Conv, RunSpec, write_run
 from tests.helpers import run_wismo
@@ -67,6 +68,14 @@ def test_repetitions_grow_as_the_difference_shrinks_and_match_a_simulation(tmp_p
             continue  # too few for the normal approximation the plan (and any such rule) makes
         assert 0.70 <= simulated_power(repetitions, detect) <= 0.92
         assert simulated_power(max(2, repetitions // 3), detect) < 0.6  # a third of the study misses it often
+
+
+def test_a_priced_plan_says_what_the_study_would_cost(tmp_path: Path):
+    plan = plan_run(pilot(tmp_path, repetitions=4), pricing=Pricing(price_as="gpt-5-mini"))
+    [row] = [r for r in plan.rows if (r.pair, r.figure) == ("granular → focused", "totalTokens")]
+    assert plan.usd_per_conversation is not None and row.cost is not None and row.cost.usd is not None
+    assert row.cost.usd == pytest.approx(row.cost.conversations * plan.usd_per_conversation)
+    assert row.cost.requests == row.cost.conversations  # the built conversations answer in one turn
 
 
 def test_the_granular_design_never_varies_so_its_rerun_row_says_deterministic(tmp_path: Path):

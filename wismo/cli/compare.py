@@ -15,6 +15,7 @@ from analysis.compare_model import (
     EVERY_KIND,
     IMPROVEMENT,
     REGRESSION,
+    UNDECIDED,
     WITHIN,
     Comparison,
      ToleranceError,
@@ -64,6 +65,10 @@ def comparison_lines(comparison: Comparison, width: int | None = WIDTH) -> list[
                                rest=GAP * 2)]
     else:
         lines.append("no regression beyond the tolerances")
+    undecided = sum(f.verdict == UNDECIDED for f in comparison.figures)
+    if undecided:
+        lines += wrap(f"undecided: {undecided} figure(s) changed but have no interval (a case with one repetition "
+                      "says nothing of the noise); record both runs with --repetitions 2 or more", width)
     rows = [[f.design, f.kind if f.kind != EVERY_KIND else "(all)", f.label, cell(f.pairs),
              _mean(f.figure, f.baseline_mean), _mean(f.figure, f.candidate_mean), size_words(f),
              SHORT_VERDICTS.get(f.verdict, f.verdict)]
