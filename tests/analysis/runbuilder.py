@@ -55,13 +55,18 @@ class RunSpec:
     rotate: bool = False
     design_sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # the manifest's `designSources`
     order_lines: dict[str, int] = field(default_factory=dict)  # case -> its order's size (the crossover view)
+    asks: dict[str, list[str]] = field(default_factory=dict)  # case -> the fields it asks (default: all five)
+    language_model: bool = False  # the manifest's provider.isLanguageModel
+    tools: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # design -> the tools as sent
+    dataset_hash: str = "sha256:0"
 
 
 def _ts(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds")
 
 
-def conversation_events(run_id: str, conv: Conv, pair_index: int, position: int, start: datetime) -> list[dict]:
+def conversation_events(run_id: str, conv: Conv, pair_index: int, position: int, start: datetime,
+                        asks: list[str] | None = None) -> list[dict]:
     """The events of one conversation, seq 1..n, with counters that add up."""
     events: list[dict] = []
     clock = start
@@ -92,7 +97,7 @@ def conversation_events(run_id: str, conv: Conv, pair_index: int, position: int,
     assessment = dict(expected, customerSummary=f"Summary of {conv.conversation_id}.")
     if not conv.passed:
         assessment["deliveredSkus"] = ["WRONG"]
-    scored = score(assessment, expected)
+    scored = score(assessment, expected, asks)
     assert scored["passed"] == conv.passed
 
     def total(index: int) -> int | None:
@@ -124,17 +129,20 @@ def write_run(folder: Path, spec: RunSpec) -> Path:
         position = (spec.designs.index(conv.design) - shift) % len(spec.designs) + 1
         plan.append({"conversationId": conv.conversation_id, "caseId": conv.case, "design": conv.design,
                      "repetition": conv.repetition, "pairIndex": pair_index, "pairPosition": position})
-        events += conversation_events(spec.run_id, conv, pair_index, position, START + timedelta(seconds=number))
+        events += conversation_events(spec.run_id, conv, pair_index, position, START + timedelta(seconds=number),
+                                      spec.asks.get(conv.case))
     manifest = {
         "schemaVersion": 1, "wismoVersion": "test", "runId": spec.run_id,
-        "provider": {"name": "scripted", "label": "built by a test", "isLanguageModel": False},
+        "provider": {"name": "scripted", "label": "built by a test", "isLanguageModel": spec.language_model},
         "model": "built", "baseUrl": None, "apiKeyEnv": None, "tokenCounts": "made up",
-        "dataset": {"name": "built", "folder": "built", "hash": "sha256:0", "clock": _ts(START)},
+        "dataset": {"name": "built", "folder": "built", "hash": spec.dataset_hash, "clock": _ts(START)},
         "cases": [{"caseId": c, "orderId": f"ORD-{c}", "question": "where?", "expected": expected_for(c),
-                   **({"orderLines": spec.order_lines[c]} if c in spec.order_lines else {})} for c in spec.cases],
+                   **({"orderLines": spec.order_lines[c]} if c in spec.order_lines else {}),
+                   **({"asks": spec.asks[c]} if c in spec.asks else {})} for c in spec.cases],
         "designs": spec.designs, "repetitions": spec.repetitions, "concurrency": 1,
         "budgets": {"maxTurns": 8, "maxToolCalls": 20, "requestTimeoutS": 1.0, "conversationDeadlineS": 10.0},
-        "instructions": "answer", "answerSchema": {}, "tools": {d: [] for d in spec.designs}, "toolsListed": {},
+        "instructions": "answer", "answerSchema": {}, "tools": {d: spec.tools.get(d, []) for d in spec.designs},
+        "toolsListed": {},
         "serverCommands": {}, "plan": plan, "startedAt": _ts(START), "finishedAt": _ts(START), "resumes": [],
         "commandLine": ["wismo", "record"], "host": {}}
     if spec.baseline is not None:

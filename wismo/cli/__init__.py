@@ -82,6 +82,18 @@ def _export() -> click.Command:
     return export_command
 
 
+def _compare() -> click.Command:
+    from wismo.cli.compare import compare_command
+
+    return compare_command
+
+
+def _plan() -> click.Command:
+    from wismo.cli.plan import plan_command
+
+    return plan_command
+
+
 def _demo() -> click.Command:
     from wismo.cli.demo import demo
 
@@ -99,6 +111,8 @@ COMMANDS: dict[str, Callable[[], click.Command]] = {
     "claims": _claims,
     "validate": _validate,
     "summarize": _summarize,
+    "compare": _compare,
+    "plan": _plan,
     "build-site": _build_site,
     "export": _export,
     "demo": _demo,

@@ -54,10 +54,13 @@ def report(build: SiteBuild, *, site_line: bool = True) -> None:
               help="Processes rendering the conversation pages [default: one per CPU]; the site is the same.")
 @click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Where to find the newest run when no RUN_DIR is given.")
+@click.option("--compare-with", "compare_with", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="BASELINE_RUN", help="Compare the run with this baseline run as `wismo compare` does: "
+                                           "compare.html, regressions first, linked from the overview.")
 @pricing_options
 def build_site_command(run_dirs: tuple[Path, ...], out_dir: Path, review_files: tuple[Path, ...],
-                       allow_mixed: bool, jobs: int | None, runs_dir: Path, prices: Path | None,
-                       price_as: str | None) -> None:
+                       allow_mixed: bool, jobs: int | None, runs_dir: Path, compare_with: Path | None,
+                       prices: Path | None, price_as: str | None) -> None:
     """Build the static report site from recorded runs (default: the newest run in runs/).
 
     Runs the analysis checks first: a run that fails them is shown only with its check report, never
@@ -74,11 +77,12 @@ def build_site_command(run_dirs: tuple[Path, ...], out_dir: Path, review_files: 
         wismo build-site runs/gpt runs/claude --out /tmp/site   # two models side by side
         wismo build-site --reviews ~/Downloads/wismo-reviews.json
         wismo build-site runs/sample-offline --price-as gpt-5-mini   # the scripted run's estimate in USD
+        wismo build-site runs/after --compare-with runs/before   # compare.html: did it get worse?
     """
     priced_by = pricing(prices, price_as)  # a bad price file fails before any work
     dirs = list(run_dirs) or [newest_run(runs_dir)]
     build = build_from_runs(dirs, out_dir, review_files, allow_mixed=allow_mixed, jobs=jobs,
-                            prices=priced_by.book, price_as=priced_by.price_as)
+                            prices=priced_by.book, price_as=priced_by.price_as, compare_with=compare_with)
     report(build)
     if not all(v.passed for v in build.validations):
         sys.exit(1)

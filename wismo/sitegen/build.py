@@ -18,6 +18,7 @@ from wismo.sitegen.assets import STATIC_DIR, TEMPLATES_DIR, assets_dir, copy_sta
 from wismo.sitegen.cases import build_case_pages
 from wismo.sitegen.charts import design_colours
 from wismo.sitegen.checks import build_check_report
+from wismo.sitegen.comparison import COMPARE_PAGE, ComparisonPage
 from wismo.sitegen.context import SiteData, case_url, slug
 from wismo.sitegen.crossover import crossover_sections
 from wismo.sitegen.errors import SiteError
@@ -79,7 +80,8 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                findings_by_run: Mapping[str, Mapping[str, list[dict[str, Any]]]] | None = None,
                *, built_at: str | None = None, mixed: Sequence[str] = (), jobs: int | None = None,
                money: Mapping[str, RunMoney] | None = None,
-               crossover: Sequence[CrossoverView] | None = None, review_tally: ReviewTally | None = None) -> Path:
+               crossover: Sequence[CrossoverView] | None = None, review_tally: ReviewTally | None = None,
+               comparison: ComparisonPage | None = None) -> Path:
     """Write the static site into `out_dir` and return the path of its index.html.
 
     `mixed` lists how the runs differ when they were allowed to mix datasets or tool definitions; every
@@ -88,6 +90,7 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     (run_id → its costs) adds a money section to each valid run on the overview; `crossover` (each run's
     view) a crossover section to each valid run over several order sizes or question kinds. `review_tally`:
     the `reviews` already folded over these runs' shown summaries (fold_reviews), so they are not folded again.
+    `comparison` (build-site --compare-with) adds compare.html and a line on the overview that links to it.
     """
     if not validations:
         raise SiteError("no runs to build a site from")
@@ -123,7 +126,9 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
 
         def other_pages() -> None:
             write_page(env, "overview.html", out_dir / "index.html", "", page=overview, invalid_runs=invalid,
-                       money=money_by_run, crossover=crossover_by_run, **common)
+                       money=money_by_run, crossover=crossover_by_run, comparison_page=comparison, **common)
+            if comparison is not None:
+                write_page(env, COMPARE_PAGE, out_dir / COMPARE_PAGE, "", page=comparison, **common)
             for case in case_pages:
                 write_page(env, "case.html", out_dir / case_url(case.case_id), "../", page=case,
                            invalid_runs=invalid, **common)

@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from analysis import analyze_runs
+from analysis.compare import compare_runs
 from analysis.costs import Pricing
 from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
 from analysis.prices import PriceBook
 from core.errors import WismoError
 from core.runformat.read import read_manifest_json
 from wismo.sitegen.build import build_site
+from wismo.sitegen.comparison import ComparisonPage, comparison_page
 from wismo.sitegen.mixing import check_mixing
 from wismo.sitegen.output import check_output
 from wismo.sitegen.reviews import ReviewTally, fold_reviews, load_reviews
@@ -59,15 +61,18 @@ def newest_run(runs_dir: Path) -> Path:
 
 def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Sequence[Path] = (),
                     allow_mixed: bool = False, jobs: int | None = None, prices: PriceBook | None = None,
-                    price_as: str | None = None) -> SiteBuild:
+                    price_as: str | None = None, compare_with: Path | None = None) -> SiteBuild:
     """Validate every run, summarize the valid ones, gather their conversations, then build the site.
 
     `jobs` processes render the conversation pages (default: one per CPU). The valid runs are priced
     with `prices` (default: genai-prices alone), estimated tokens only as `price_as` (analysis.costs).
+    `compare_with` names a baseline run the one run given is compared with (analysis.compare): compare.html.
     """
     # Bad review files and an output folder the build may not use fail before any work.
     entries = load_reviews(review_files) if review_files else None
     check_output(out_dir)
+    if compare_with is not None and len(run_dirs) != 1:
+        raise WismoError(f"--compare-with compares one candidate run with the baseline; {len(run_dirs)} runs given")
     # One load per run serves its checks, its figures, its money, its crossover view and its conversation
     # pages; no page shows the paired rows (one per case and repetition), so they are not built.
     # check_mixing below refuses runs that are not like for like before anything is written.
@@ -85,6 +90,20 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     # Folded once, over the summaries shown (those of runs that passed validation): the pages and the report.
     tally = fold_reviews(entries, {run_id: d for run_id, d in details.items() if run_id in shown}) \
         if entries is not None else None
+    comparison = _comparison(compare_with, run_dirs[0], validations[0], Pricing(prices or PriceBook(), price_as)) \
+        if compare_with is not None else None
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
-                       mixed=mixed, jobs=jobs, money=money, crossover=crossover, review_tally=tally)
+                       mixed=mixed, jobs=jobs, money=money, crossover=crossover, review_tally=tally,
+                       comparison=comparison)
     return SiteBuild(index=index, validations=validations, reviews=tally, mixed=mixed, summaries=summaries)
+
+
+def _comparison(baseline: Path, candidate: Path, validation: RunValidation, pricing: Pricing) -> ComparisonPage | None:
+    """The comparison page, for a candidate that passed validation (one that failed shows its check report only).
+
+    The comparison loads both runs again (analysis.compare pairs them in a database of its own): a second load
+    of the candidate, paid only when a comparison is asked for.
+    """
+    if not validation.passed:
+        return None
+    return comparison_page(compare_runs(baseline, candidate, pricing=pricing))
