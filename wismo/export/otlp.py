@@ -28,15 +28,13 @@ from urllib.parse import urlsplit
 
 from core import __version__
 from core.runformat.events import FAULT_STATUSES, ClaimFindingLine, HistoryItem
+from core.runformat.manifest import pricing_vendor
 from wismo.export.conversations import Conversation, RunRead, Turn, parse_ts
 
 SPAN_KIND_INTERNAL = 1
 SPAN_KIND_CLIENT = 3
 STATUS_ERROR = 2
 SCOPE_NAME = "wismo.export"
-# The convention's well-known gen_ai.provider.name values for the APIs wismo speaks; any other
-# provider keeps its registry name under wismo's own prefix (the scripted policy is no provider).
-PROVIDER_NAMES = {"openai": "openai", "anthropic": "anthropic", "openai-chat": "openai"}
 AGENT_NAME = "wismo"
 
 
@@ -76,8 +74,12 @@ def _id(*parts: str, size: int) -> str:
 
 
 def provider_name(run: RunRead) -> str:
+    """gen_ai.provider.name: the vendor the provider recorded (the convention's well-known values, openai and
+    anthropic, are genai-prices' ids too) when it talked to that vendor's own API; any other provider, or one
+    pointed at another server by a base URL, keeps its registry name under wismo's own prefix."""
     name = run.manifest.provider.name
-    return PROVIDER_NAMES.get(name, f"wismo.{name}")
+    vendor = pricing_vendor(name, run.manifest.provider.pricingVendor)
+    return vendor if vendor is not None and run.manifest.baseUrl is None else f"wismo.{name}"
 
 
 def _transport(run: RunRead, design: str) -> tuple[str, str | None, int | None]:
