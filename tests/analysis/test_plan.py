@@ -4,6 +4,7 @@ finds the power it promised; a deterministic or single-repetition pilot is said 
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from pathlib import Path
@@ -93,6 +94,20 @@ def test_a_pilot_with_one_repetition_is_too_small_to_tell_and_says_how_to_fix_it
     done = run_wismo("plan", str(run), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "too small to tell" in done.stdout and "--repetitions 2" in done.stdout
+
+
+def test_plan_json_carries_every_row_with_its_repetitions_and_cost(tmp_path: Path):
+    run = pilot(tmp_path, repetitions=4)
+    done = run_wismo("plan", str(run), "--difference", "5%", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["difference"] == pytest.approx(0.05) and data["run_dir"] == str(run)
+    [row] = [r for r in data["rows"] if (r["first"], r["second"], r["figure"], r["rerun"]) ==
+             ("granular", "focused", "totalTokens", False)]
+    [same] = [r for r in plan_run(run, difference=0.05).rows
+              if (r.pair, r.figure) == ("granular → focused", "totalTokens")]
+    assert row["state"] == "estimated" and row["repetitions"] == same.repetitions
+    assert row["cost"]["conversations"] == len(CASES) * row["repetitions"] * 2
 
 
 def test_bad_differences_are_one_line(tmp_path: Path):
