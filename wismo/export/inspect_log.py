@@ -14,7 +14,9 @@ read from the prompt cache (`input_tokens_cache_read`), where wismo's (and OpenT
 
 from __future__ import annotations
 
+import gc
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -192,10 +194,23 @@ def write_inspect_log(run: RunRead, out: Path, options: OtlpOptions) -> None:
             from inspect_ai.log import EvalLog, write_eval_log
         except ImportError:
             raise WismoError(_MISSING_INSPECT) from None
+        temporary = out.with_name(out.name + ".tmp")
+        failure = None
+        # Inspect's zip writer closes itself again when collected after a failed write and would print
+        # that second failure as a traceback: the one line below says it already.
+        hook, sys.unraisablehook = sys.unraisablehook, lambda unraisable: None
         try:
-            write_eval_log(EvalLog.model_validate(log), str(out), format="eval")
-        except OSError as exc:
-            raise write_failure(out, exc) from None
+            try:
+                write_eval_log(EvalLog.model_validate(log), str(temporary), format="eval")
+                temporary.replace(out)
+            except OSError as exc:
+                failure = write_failure(out, exc)
+            gc.collect()
+        finally:
+            sys.unraisablehook = hook
+        if failure is not None:
+            temporary.unlink(missing_ok=True)
+            raise failure
         return
     if out.suffix != ".json":
         raise WismoError(f"--out {out}: an Inspect log is a .json or .eval file")
