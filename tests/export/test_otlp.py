@@ -99,6 +99,10 @@ def test_one_trace_per_conversation_each_rooted_in_an_invoke_agent_span(sample_e
     assert conversations == {e["conversationId"] for e in finished}
 
 
+def test_exporting_twice_gives_the_same_bytes(sample_export, tmp_path):
+    assert export(SAMPLE_RUN, tmp_path / "again.json") == sample_export
+
+
 def test_chat_and_tool_spans_follow_the_recorded_requests_and_calls_and_nest_in_time(sample_export):
     request = decode(sample_export)
     spans = spans_of(request)
