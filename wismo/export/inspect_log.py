@@ -25,7 +25,8 @@ from core.errors import WismoError
 from core.runformat.events import HistoryItem
 from core.runformat.write import write_failure
 from wismo.export.conversations import Conversation, RunRead, parse_ts
-from wismo.export.otlp import OtlpOptions
+from wismo.export.files import replace_text, temporary_beside
+from wismo.export.options import ExportOptions
 
 ANSWER_SCORER = "wismo_answer"
 CLAIMS_SCORER = "wismo_claims"
@@ -151,7 +152,7 @@ def _sample(run: RunRead, conversation: Conversation, total: dict[str, int | Non
     }
 
 
-def eval_log(run: RunRead, options: OtlpOptions) -> dict[str, Any]:
+def eval_log(run: RunRead, options: ExportOptions) -> dict[str, Any]:
     """The run as an EvalLog (Inspect's JSON schema), one sample per conversation."""
     manifest = run.manifest
     total: dict[str, int | None] = {}
@@ -186,7 +187,7 @@ def eval_log(run: RunRead, options: OtlpOptions) -> dict[str, Any]:
     }
 
 
-def write_inspect_log(run: RunRead, out: Path, options: OtlpOptions) -> None:
+def write_inspect_log(run: RunRead, out: Path, options: ExportOptions) -> None:
     """Write the log: `.json` as it is, `.eval` through Inspect's own writer (inspect-ai needed)."""
     log = eval_log(run, options)
     if out.suffix == ".eval":
@@ -194,7 +195,7 @@ def write_inspect_log(run: RunRead, out: Path, options: OtlpOptions) -> None:
             from inspect_ai.log import EvalLog, write_eval_log
         except ImportError:
             raise WismoError(_MISSING_INSPECT) from None
-        temporary = out.with_name(out.name + ".tmp")
+        temporary = temporary_beside(out)
         failure = None
         # Inspect's zip writer closes itself again when collected after a failed write and would print
         # that second failure as a traceback: the one line below says it already.
@@ -214,10 +215,4 @@ def write_inspect_log(run: RunRead, out: Path, options: OtlpOptions) -> None:
         return
     if out.suffix != ".json":
         raise WismoError(f"--out {out}: an Inspect log is a .json or .eval file")
-    temporary = out.with_name(out.name + ".tmp")
-    try:
-        temporary.write_text(json.dumps(log, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        temporary.replace(out)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise write_failure(out, exc) from None
+    replace_text(out, json.dumps(log, ensure_ascii=False, indent=1) + "\n")
