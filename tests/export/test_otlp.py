@@ -99,6 +99,10 @@ def test_one_trace_per_conversation_each_rooted_in_an_invoke_agent_span(sample_e
     assert conversations == {e["conversationId"] for e in finished}
 
 
+def test_exporting_twice_gives_the_same_bytes(sample_export, tmp_path):
+    assert export(SAMPLE_RUN, tmp_path / "again.json") == sample_export
+
+
 def test_chat_and_tool_spans_follow_the_recorded_requests_and_calls_and_nest_in_time(sample_export):
     request = decode(sample_export)
     spans = spans_of(request)
@@ -359,3 +363,33 @@ def test_a_superseded_attempt_is_left_out_and_a_local_server_s_address_is_on_the
     assert len({s.trace_id for s in spans}) == 72
     chats = [attrs(s) for s in spans if s.name.startswith("chat ")]
     assert all((c["server.address"], c["server.port"]) == ("127.0.0.1", 11434) for c in chats)
+
+
+@pytest.mark.parametrize("export_format, name", [("otlp", "x.json"), ("inspect", "x.json"), ("inspect", "x.eval")])
+def test_a_full_disk_or_a_read_only_folder_is_one_line_exit_3_and_leaves_nothing(tmp_path, export_format, name):
+    import signal
+
+    from tests.helpers import without_root_override
+
+    locked = tmp_path / "read-only"
+    locked.mkdir()
+    locked.chmod(0o555)
+    done = run_wismo("export", str(SAMPLE_RUN), "--format", export_format, "--out", str(locked / name), cwd=ROOT,
+                     preexec_fn=without_root_override)
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.strip().splitlines() == [f"error: cannot write {locked / name}: Permission denied"]
+
+    def small_disk() -> None:
+        import resource
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing us
+        resource.setrlimit(resource.RLIMIT_FSIZE, (50_000, 50_000))
+
+    out = tmp_path / name
+    out.write_text("an earlier export\n")
+    done = run_wismo("export", str(SAMPLE_RUN), "--format", export_format, "--out", str(out), cwd=ROOT,
+                     preexec_fn=small_disk)
+    assert done.returncode == 3, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: cannot write {out}: ")
+    assert out.read_text() == "an earlier export\n"  # replaced in one rename, or not at all
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["read-only", name])

@@ -3,34 +3,25 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from core.errors import WismoError
-from core.runformat.write import write_failure
 from wismo.export import load_run
-from wismo.export.otlp import OtlpOptions, otlp_json
+from wismo.export.files import replace_text
+from wismo.export.options import ExportOptions
+from wismo.export.otlp import otlp_json
 from wismo.export.send import PROTOCOLS, headers_from_environment, send_run
 
 FORMATS = ("otlp", "inspect")
 
 
-def _write(path: Path, text: str) -> None:
-    """Replace the file in one rename, so a reader never sees half of it."""
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise write_failure(path, exc) from None
-
-
-def _check_out(out: Path, run_dir: Path) -> None:
+def _check_out(out: Path, run_dir: Path, export_format: str) -> None:
     if out.resolve().is_relative_to(run_dir.resolve()):
         raise WismoError(f"--out {out}: inside the run folder {run_dir}; write the export elsewhere")
+    if export_format == "inspect" and out.suffix not in (".json", ".eval"):
+        raise WismoError(f"--out {out}: an Inspect log is a .json or .eval file")
     if out.is_dir():
         raise WismoError(f"--out {out}: a folder; give a file name")
     if not out.parent.is_dir():
@@ -72,12 +63,12 @@ def export_command(run_dir: Path, export_format: str, out: Path | None, otlp_end
     if otlp_endpoint is not None and export_format != "otlp":
         raise WismoError("--otlp-endpoint sends OTLP traces; it does not go with --format inspect")
     if out is not None:
-        _check_out(out, run_dir)
+        _check_out(out, run_dir, export_format)
     headers = headers_from_environment() if otlp_endpoint else {}
     run = load_run(run_dir, unvalidated=unvalidated)
-    options = OtlpOptions(include_content=include_content, validated=not unvalidated)
+    options = ExportOptions(include_content=include_content, validated=not unvalidated)
     if out is not None and export_format == "otlp":
-        _write(out, json.dumps(otlp_json(run, options), ensure_ascii=False) + "\n")
+        replace_text(out, json.dumps(otlp_json(run, options), ensure_ascii=False) + "\n")
         click.echo(f"wrote {out}: {len(run.conversations)} conversations as OTLP/JSON traces")
     elif out is not None:
         from wismo.export.inspect_log import write_inspect_log
@@ -90,4 +81,3 @@ def export_command(run_dir: Path, export_format: str, out: Path | None, otlp_end
                    f"requests) to {otlp_endpoint}")
     if unvalidated:
         click.echo("note: exported with --unvalidated; the output says so", err=True)
-    sys.stdout.flush()

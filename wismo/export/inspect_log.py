@@ -14,7 +14,9 @@ read from the prompt cache (`input_tokens_cache_read`), where wismo's (and OpenT
 
 from __future__ import annotations
 
+import gc
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,8 @@ from core.errors import WismoError
 from core.runformat.events import HistoryItem
 from core.runformat.write import write_failure
 from wismo.export.conversations import Conversation, RunRead, parse_ts
-from wismo.export.otlp import OtlpOptions
+from wismo.export.files import replace_text, temporary_beside
+from wismo.export.options import ExportOptions
 
 ANSWER_SCORER = "wismo_answer"
 CLAIMS_SCORER = "wismo_claims"
@@ -149,7 +152,7 @@ def _sample(run: RunRead, conversation: Conversation, total: dict[str, int | Non
     }
 
 
-def eval_log(run: RunRead, options: OtlpOptions) -> dict[str, Any]:
+def eval_log(run: RunRead, options: ExportOptions) -> dict[str, Any]:
     """The run as an EvalLog (Inspect's JSON schema), one sample per conversation."""
     manifest = run.manifest
     total: dict[str, int | None] = {}
@@ -184,7 +187,7 @@ def eval_log(run: RunRead, options: OtlpOptions) -> dict[str, Any]:
     }
 
 
-def write_inspect_log(run: RunRead, out: Path, options: OtlpOptions) -> None:
+def write_inspect_log(run: RunRead, out: Path, options: ExportOptions) -> None:
     """Write the log: `.json` as it is, `.eval` through Inspect's own writer (inspect-ai needed)."""
     log = eval_log(run, options)
     if out.suffix == ".eval":
@@ -192,17 +195,24 @@ def write_inspect_log(run: RunRead, out: Path, options: OtlpOptions) -> None:
             from inspect_ai.log import EvalLog, write_eval_log
         except ImportError:
             raise WismoError(_MISSING_INSPECT) from None
+        temporary = temporary_beside(out)
+        failure = None
+        # Inspect's zip writer closes itself again when collected after a failed write and would print
+        # that second failure as a traceback: the one line below says it already.
+        hook, sys.unraisablehook = sys.unraisablehook, lambda unraisable: None
         try:
-            write_eval_log(EvalLog.model_validate(log), str(out), format="eval")
-        except OSError as exc:
-            raise write_failure(out, exc) from None
+            try:
+                write_eval_log(EvalLog.model_validate(log), str(temporary), format="eval")
+                temporary.replace(out)
+            except OSError as exc:
+                failure = write_failure(out, exc)
+            gc.collect()
+        finally:
+            sys.unraisablehook = hook
+        if failure is not None:
+            temporary.unlink(missing_ok=True)
+            raise failure
         return
     if out.suffix != ".json":
         raise WismoError(f"--out {out}: an Inspect log is a .json or .eval file")
-    temporary = out.with_name(out.name + ".tmp")
-    try:
-        temporary.write_text(json.dumps(log, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        temporary.replace(out)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise write_failure(out, exc) from None
+    replace_text(out, json.dumps(log, ensure_ascii=False, indent=1) + "\n")

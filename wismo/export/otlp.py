@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,18 +29,13 @@ from core import __version__
 from core.runformat.events import FAULT_STATUSES, ClaimFindingLine, HistoryItem
 from core.runformat.manifest import pricing_vendor
 from wismo.export.conversations import Conversation, RunRead, Turn, parse_ts
+from wismo.export.options import ExportOptions
 
 SPAN_KIND_INTERNAL = 1
 SPAN_KIND_CLIENT = 3
 STATUS_ERROR = 2
 SCOPE_NAME = "wismo.export"
 AGENT_NAME = "wismo"
-
-
-@dataclass(frozen=True)
-class OtlpOptions:
-    include_content: bool = False
-    validated: bool = True
 
 
 def _value(value: Any) -> dict[str, Any]:
@@ -93,7 +87,7 @@ def _transport(run: RunRead, design: str) -> tuple[str, str | None, int | None]:
 
 
 class _TraceBuilder:
-    def __init__(self, run: RunRead, conversation: Conversation, options: OtlpOptions) -> None:
+    def __init__(self, run: RunRead, conversation: Conversation, options: ExportOptions) -> None:
         self.run = run
         self.conversation = conversation
         self.options = options
@@ -315,13 +309,13 @@ def messages(items: list[HistoryItem], role: str | None = None) -> list[dict[str
     return found
 
 
-def conversation_spans(run: RunRead, options: OtlpOptions) -> Iterator[list[dict[str, Any]]]:
+def conversation_spans(run: RunRead, options: ExportOptions) -> Iterator[list[dict[str, Any]]]:
     """Each conversation's spans, in the order the conversations started."""
     for conversation in run.conversations:
         yield _TraceBuilder(run, conversation, options).spans()
 
 
-def export_request(run: RunRead, spans: list[dict[str, Any]], options: OtlpOptions) -> dict[str, Any]:
+def export_request(run: RunRead, spans: list[dict[str, Any]], options: ExportOptions) -> dict[str, Any]:
     """An ExportTraceServiceRequest (OTLP/JSON) holding the spans, under the run's resource and wismo's scope."""
     manifest = run.manifest
     resource = {"service.name": "wismo", "service.version": __version__, "wismo.run.id": manifest.runId,
@@ -335,6 +329,6 @@ def export_request(run: RunRead, spans: list[dict[str, Any]], options: OtlpOptio
                                                "spans": spans}]}]}
 
 
-def otlp_json(run: RunRead, options: OtlpOptions) -> dict[str, Any]:
+def otlp_json(run: RunRead, options: ExportOptions) -> dict[str, Any]:
     """The whole run as one ExportTraceServiceRequest."""
     return export_request(run, [s for spans in conversation_spans(run, options) for s in spans], options)

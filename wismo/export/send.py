@@ -24,7 +24,8 @@ import httpx
 
 from core.errors import WismoError
 from wismo.export.conversations import RunRead
-from wismo.export.otlp import OtlpOptions, conversation_spans, export_request
+from wismo.export.options import ExportOptions
+from wismo.export.otlp import conversation_spans, export_request
 
 PROTOCOLS = ("http/protobuf", "http/json")
 BATCH_CONVERSATIONS = 25
@@ -104,7 +105,7 @@ def _rejected(response: httpx.Response, protocol: str) -> int:
         return 0
 
 
-def send_run(run: RunRead, endpoint: str, options: OtlpOptions, protocol: str = "http/protobuf",
+def send_run(run: RunRead, endpoint: str, options: ExportOptions, protocol: str = "http/protobuf",
              headers: dict[str, str] | None = None, progress: Callable[[int], None] | None = None,
              batch: int = BATCH_CONVERSATIONS) -> SendReport:
     """POST the run's traces to endpoint, batch conversations per request; ExportSendError at the first refusal."""
