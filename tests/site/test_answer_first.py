@@ -50,6 +50,16 @@ def test_a_run_without_claim_check_says_so_and_one_with_findings_counts_them():
     [warning] = [w for w in answer_of(site).warnings if "claim" in w.text]
     assert warning.text == "The claim check flagged 2 of 42 summaries (granular 2, focused 0)."
     assert warning.url == "#findings-sample-offline"
+    # Claims it could not check are said beside the count and never added to it.
+    claims["granular"]["unchecked"], claims["focused"]["unchecked"] = 4, 1
+    [warning] = [w for w in answer_of(site).warnings if "claim" in w.text]
+    assert warning.text == ("The claim check flagged 2 of 42 summaries (granular 2, focused 0). "
+                            "5 summaries also hold claims it could not check.")
+    claims["granular"].update({"any": 0, "unsupported_date": 0, "unchecked": 1})
+    claims["focused"]["unchecked"] = 0
+    [clear] = [w for w in answer_of(site).warnings if "claim" in w.text]
+    assert clear.text == ("The claim check flagged none of the 42 summaries. "
+                          "1 summary also holds a claim it could not check.") and clear.ok
 
 
 def test_faults_come_first_and_say_when_they_bias_the_comparison():

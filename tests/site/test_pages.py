@@ -166,6 +166,20 @@ def test_marks_split_the_summary_into_escaped_pieces():
                                                     ("nowhere", False), ("no-span", False)]
 
 
+def test_identical_findings_are_listed_once_with_each_sentence():
+    text = "The hub is late. The hub is late again."
+    hub = {"kind": "unsupported_delay", "severity": "high", "sku": "HUB-7PORT", "evidence": "TRK-1: in_transit"}
+    findings = [{**hub, "sentence": "The hub is late.", "start": 8, "end": 15},
+                {**hub, "sentence": "The hub is late again.", "start": 25, "end": 32},
+                {**hub, "sentence": "The hub is late again.", "start": 25, "end": 32},  # word for word twice
+                {**hub, "sku": "KEYBOARD-TKL", "sentence": "The hub is late.", "start": 8, "end": 15}]
+    pieces, notes = summary_pieces(text, findings)
+    assert [(n.detail, n.sentences) for n in notes] == [
+        ("HUB-7PORT · evidence: TRK-1: in_transit", ("The hub is late.", "The hub is late again.")),
+        ("KEYBOARD-TKL · evidence: TRK-1: in_transit", ("The hub is late.",))]
+    assert [p.text for p in pieces if p.kinds] == ["is late", "is late"]
+
+
 def test_every_claim_kind_is_explained_where_kinds_are_listed():
     from analysis.model import CLAIM_KINDS, CLAIM_MEANING
     assert set(CLAIM_MEANING) == set(CLAIM_KINDS) and all(CLAIM_MEANING.values())
@@ -176,7 +190,20 @@ def test_every_claim_kind_is_explained_where_kinds_are_listed():
     site["summaries"][0] = factories.summarize(site["summaries"][0].run, site["details_by_run"]["sample-offline"],
                                                {"granular": {"unsupported_payment": 2, "checked": 14}})
     [row] = build_overview(data_for(site), None).valid_runs[0].findings
-    assert (row.kind, row.cells[0], row.meaning) == ("unsupported_payment", "2", CLAIM_MEANING["unsupported_payment"])
+    assert (row.kind, row.cells[0], row.meaning) == ("unsupported_payment", "2 of 14",
+                                                     CLAIM_MEANING["unsupported_payment"])
+
+
+def test_claims_it_could_not_check_are_beside_the_findings_never_among_them():
+    site = factories.offline_site()
+    counts = {"granular": {"unsupported_date": 1, "any": 1, "unchecked": 3, "checked": 14},
+              "focused": {"any": 0, "unchecked": 1, "checked": 14}}
+    site["summaries"][0] = factories.summarize(site["summaries"][0].run, site["details_by_run"]["sample-offline"],
+                                               counts)
+    run = build_overview(data_for(site), None).valid_runs[0]
+    assert [(r.kind, r.cells) for r in run.findings] == [("any", ["1 of 14", "0 of 14"]),
+                                                         ("unsupported_date", ["1 of 14", "0 of 14"])]
+    assert run.unchecked == "granular 3 of 14, focused 1 of 14"
 
 
 def test_findings_reach_case_conversation_and_review_pages():

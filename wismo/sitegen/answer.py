@@ -87,11 +87,15 @@ def _claims(summary: RunSummary, designs: list[str]) -> tuple[str, bool]:
                for d, c in counts.items()}
     checked = sum(c.get("checked", 0) for c in counts.values())
     total = sum(flagged.values())
+    # Claims it could not check are said beside the count, never counted in it.
+    unchecked = sum(c.get("unchecked", 0) for c in counts.values())
+    beside = (f" {_plural(unchecked, 'summary', 'summaries')} also "
+              f"{'holds a claim' if unchecked == 1 else 'hold claims'} it could not check." if unchecked else "")
     if not total:
-        return f"The claim check flagged none of the {_plural(checked, 'summary', 'summaries')}.", True
+        return f"The claim check flagged none of the {_plural(checked, 'summary', 'summaries')}.{beside}", True
     what = (f"{total:,} of {_plural(checked, 'summary', 'summaries')}" if checked
             else _plural(total, "summary", "summaries"))
-    return f"The claim check flagged {what} ({_by_design(flagged)}).", False
+    return f"The claim check flagged {what} ({_by_design(flagged)}).{beside}", False
 
 
 def warnings(data: SiteData, run_id: str) -> list[AnswerWarning]:

@@ -32,20 +32,28 @@ def _detail(finding: dict[str, Any]) -> str:
 def summary_pieces(text: str, findings: Sequence[dict[str, Any]] | None) -> tuple[list[Piece], list[FindingNote]]:
     """Cut `text` at every finding boundary; each piece knows which finding kinds cover it (overlaps allowed)."""
     findings = list(findings or [])
-    notes: list[FindingNote] = []
+    notes: dict[tuple[str, str, str], FindingNote] = {}
     spans: list[tuple[int, int, str]] = []
     for finding in findings:
         kind = str(finding.get("kind") or "finding")
         span = _span(finding, len(text))
-        notes.append(FindingNote(kind=kind, severity=str(finding.get("severity") or ""), detail=_detail(finding),
-                                 located=span is not None, meaning=CLAIM_MEANING.get(kind, "")))
+        severity, detail = str(finding.get("severity") or ""), _detail(finding)
+        sentence = str(finding.get("sentence") or "")
+        # The same finding (kind, item, evidence) in several sentences is one note naming each sentence once.
+        key = (kind, severity, detail)
+        before = notes.get(key)
+        sentences = (*before.sentences, sentence) if before else (sentence,)
+        notes[key] = FindingNote(kind=kind, severity=severity, detail=detail,
+                                 located=(before.located if before else False) or span is not None,
+                                 meaning=CLAIM_MEANING.get(kind, ""),
+                                 sentences=tuple(dict.fromkeys(s for s in sentences if s)))
         if span:
             spans.append((*span, kind))
     if not spans:
-        return [Piece(text)], notes
+        return [Piece(text)], list(notes.values())
     cuts = sorted({0, len(text), *(s for s, _, _ in spans), *(e for _, e, _ in spans)})
     pieces: list[Piece] = []
     for start, end in itertools.pairwise(cuts):
         kinds = sorted({kind for s, e, kind in spans if s <= start and end <= e})
         pieces.append(Piece(text[start:end], ", ".join(kinds) or None))
-    return pieces, notes
+    return pieces, list(notes.values())

@@ -248,17 +248,26 @@ def _overview_run(data: SiteData, run_id: str, colours: Colours | None = None) -
                      for o in summary.deterministic]
     status, how = _deterministic_words(summary)
     kinds = sorted({kind for by_kind in summary.claim_findings.values() for kind in by_kind} - NOT_FINDINGS)
-    findings = [FindingCount(kind, [fmt.count(summary.claim_findings.get(d, {}).get(kind, 0)) for d in designs],
+    findings = [FindingCount(kind, [_of_checked(summary.claim_findings.get(d, {}), kind) for d in designs],
                              CLAIM_MEANING.get(kind, "")) for kind in kinds]
+    unchecked = ", ".join(f"{d} {_of_checked(summary.claim_findings.get(d, {}), 'unchecked')}" for d in designs) \
+        if any(summary.claim_findings.get(d, {}).get("unchecked") for d in designs) else ""
     reviews = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]
     words = run_headline(summary)
     return OverviewRun(card=card, conversations=len(details), headline=headline_table(summary),
                        charts=run_charts(card.slug, summary, details, colours), deterministic_designs=list(designs),
                        deterministic=deterministic, deterministic_status=status, reviews=reviews,
-                       finding_designs=list(designs), findings=findings, lead=words.lead, details=words.details,
+                       finding_designs=list(designs), findings=findings, unchecked=unchecked, lead=words.lead,
+                       details=words.details,
                        fault_warnings=words.warnings, pass_rates_differ=words.pass_rates_differ,
                        biased=words.biased, deterministic_through=how, deterministic_lookups=recorded,
                        sources=design_sources(summary.run))
+
+
+def _of_checked(counts: dict[str, int], kind: str) -> str:
+    """ "2 of 21": summaries with the count's kind, of the summaries checked (just the count when unknown)."""
+    n = fmt.count(counts.get(kind, 0))
+    return f"{n} of {fmt.count(counts['checked'])}" if "checked" in counts else n
 
 
 def _grouped(values: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -312,8 +321,9 @@ def model_table(data: SiteData) -> list[ModelDesignRow]:
                 total_tokens=_median(summary, design, "totalTokens"), time=_median(summary, design, "elapsedMs"),
                 saving=(f"{fmt.pct(saving.saving_pct)} vs {baseline}{both}" if saving is not None
                         else "(baseline)" if design == baseline else fmt.DASH),
-                findings=(f"{checked.get('any', 0)} of {checked['checked']}" if checked and "checked" in checked
-                          else "not checked")))
+                findings=(f"{checked.get('any', 0)} of {checked['checked']}"
+                          + (f"; {checked['unchecked']} could not check" if checked.get("unchecked") else "")
+                          if checked and "checked" in checked else "not checked")))
     return rows
 
 

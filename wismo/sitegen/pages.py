@@ -61,6 +61,7 @@ class FindingNote:
     detail: str
     located: bool
     meaning: str = ""  # what the kind flags, in words (empty for a kind this version does not know)
+    sentences: tuple[str, ...] = ()  # the sentences holding the claim; identical findings are merged into one note
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,7 @@ class OverviewRun:
     reviews: list[ReviewCounts]
     finding_designs: list[str]
     findings: list[FindingCount]
+    unchecked: str = ""  # summaries holding a claim the checker could not check, per design (never findings)
     lead: str = ""  # the headline in words: correctness first (analysis.headline)
     details: list[str] = field(default_factory=list)  # the like-for-like saving and who alone was right
     fault_warnings: list[str] = field(default_factory=list)  # infrastructure faults, each cause once
