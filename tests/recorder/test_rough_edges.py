@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
 
 from tests.helpers import run_wismo
@@ -19,3 +24,24 @@ def test_an_illegal_header_is_one_line_about_the_header_not_the_server(tmp_path,
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "protocol" not in done.stderr.lower()
     assert "X-Injected" not in done.stderr and not (tmp_path / "runs" / "h").exists()
+
+
+@pytest.mark.parametrize(("host", "warned"), [("0.0.0.0", True), ("127.0.0.1", False)])
+def test_serving_beyond_loopback_warns_that_anyone_can_read_it(host, warned):
+    process = subprocess.Popen([sys.executable, "-m", "wismo.cli", "serve", "focused", "--transport",
+                                "streamable-http", "--host", host, "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        seen = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("http://" in line for line in seen):
+            seen.append(process.stderr.readline())
+        assert any("http://" in line for line in seen), seen
+        warning = [line for line in seen if line.startswith("warning:")]
+        assert bool(warning) == warned, seen
+        if warned:
+            assert "no authentication" in warning[0] and "127.0.0.1" in warning[0]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(20)
