@@ -45,3 +45,14 @@ def test_serving_beyond_loopback_warns_that_anyone_can_read_it(host, warned):
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(20)
+
+
+def test_resume_of_a_typo_or_an_empty_folder_is_one_line_and_creates_nothing(tmp_path):
+    done = run_wismo("record", "--resume", "runs/no-such-run", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.strip() == (
+        "error: --resume runs/no-such-run: does not exist; give the folder of a recorded run (runs/<run-id>)")
+    assert not (tmp_path / "runs").exists()
+    (tmp_path / "empty").mkdir()
+    done = run_wismo("record", "--resume", "empty", cwd=tmp_path)
+    assert done.returncode == 2 and "the folder is empty, so it holds no run to resume" in done.stderr
+    assert list((tmp_path / "empty").iterdir()) == []
