@@ -68,8 +68,9 @@ def _check_is_a_run(run_dir: Path) -> None:
         what = "is not a folder" if run_dir.exists() else "does not exist"
         raise WismoError(f"--resume {run_dir}: {what}; give the folder of a recorded run (runs/<run-id>)")
     if not any(run_dir.iterdir()):
-        raise WismoError(f"--resume {run_dir}: the folder is empty, so it holds no run to resume; give the folder "
-                         "of a recorded run (runs/<run-id>)")
+        raise WismoError(f"--resume {run_dir}: the folder is empty, so it holds no run to resume; if a `wismo "
+                         f"record` was stopped during start-up, start it again with the same command (its --run-id "
+                         f"{run_dir.name} takes the folder over)")
 
 
 def _read_for_resume(run_dir: Path) -> Manifest:
