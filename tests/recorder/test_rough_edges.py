@@ -56,3 +56,10 @@ def test_resume_of_a_typo_or_an_empty_folder_is_one_line_and_creates_nothing(tmp
     done = run_wismo("record", "--resume", "empty", cwd=tmp_path)
     assert done.returncode == 2 and "the folder is empty, so it holds no run to resume" in done.stderr
     assert list((tmp_path / "empty").iterdir()) == []
+
+
+def test_the_documented_largest_generated_dataset_passes_the_comparison(tmp_path):
+    generated = run_wismo("dataset", "generate", "--out", "ds", "--seed", "1", "--lines", "200", cwd=tmp_path)
+    assert generated.returncode == 0, generated.stderr
+    checked = run_wismo("check", "--dataset", "ds", cwd=tmp_path)
+    assert checked.returncode == 0 and "PASS" in checked.stdout, checked.stdout[-2000:] + checked.stderr
