@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.helpers import run_wismo
+from tests.helpers import run_wismo, wait_for
 
 
 @pytest.mark.parametrize(("header", "env", "message"), [
@@ -63,3 +63,25 @@ def test_the_documented_largest_generated_dataset_passes_the_comparison(tmp_path
     assert generated.returncode == 0, generated.stderr
     checked = run_wismo("check", "--dataset", "ds", cwd=tmp_path)
     assert checked.returncode == 0 and "PASS" in checked.stdout, checked.stdout[-2000:] + checked.stderr
+
+
+def test_validate_and_build_site_on_a_run_being_written_say_so_instead_of_failing_it(tmp_path):
+    recorder = subprocess.Popen([sys.executable, "-m", "wismo.cli", "record", "--repetitions", "3", "--run-id", "live"],
+                                cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    events = tmp_path / "runs" / "live" / "events.jsonl"
+    try:
+        wait_for(lambda: events.exists() and events.read_bytes().count(b"conversation_finished") >= 2,
+                 what="the first conversations")
+        recorder.send_signal(signal.SIGSTOP)  # mid-run, holding its lock
+        for command in (("validate", "runs/live"), ("build-site", "runs/live", "--out", "site"),
+                        ("summarize", "runs/live")):
+            done = run_wismo(*command, cwd=tmp_path)
+            assert done.returncode == 2 and "FAILED" not in done.stdout + done.stderr, (command, done.stdout)
+            [line] = done.stderr.strip().splitlines()
+            assert f"is still being written by pid {recorder.pid}" in line and "wismo record" in line, line
+        assert not (tmp_path / "site").exists()
+    finally:
+        recorder.send_signal(signal.SIGCONT)
+        recorder.wait(300)
+    assert recorder.returncode == 0
+    assert run_wismo("validate", "runs/live", cwd=tmp_path).returncode == 0
