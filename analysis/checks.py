@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from analysis.db import RunDatabase, sql_description
 from analysis.model import CheckResult, RunInfo, RunValidation
 from core.domain.fields import DEFAULT_ASKS
+from core.runformat import EVENTS_FILE
 
 # Enough offending rows to see what is wrong; CheckResult.row_count keeps the true total.
 MAX_ROWS = 50
@@ -39,6 +41,7 @@ CHECKS = (
     CheckSpec("plan_coverage", "check_plan_coverage.sql"),
     CheckSpec("design_groups", "check_design_groups.sql"),
     CheckSpec("stored_scores", "check_stored_scores.sql"),
+    CheckSpec("answers", "check_answers.sql"),
     CheckSpec("score_lines", "check_score_lines.sql"),
     CheckSpec("claim_lines", "check_claim_lines.sql"),
 )
@@ -68,9 +71,41 @@ def _case(raw: dict[str, Any]) -> dict[str, Any]:
     return {**raw, "asks": asks, "expected": {name: expected.get(name) for name in asks}}
 
 
+def finished_line_numbers(events_path: Path, keys: set[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    """The 1-based line of each (conversation, attempt)'s conversation_finished line in events.jsonl.
+
+    Read only for a failing check's shown rows, so a passing validation never scans the file again.
+    """
+    found: dict[tuple[str, int], int] = {}
+    with open(events_path, "rb") as stream:
+        for number, raw in enumerate(stream, start=1):
+            if b'"conversation_finished"' not in raw:
+                continue
+            try:
+                event = json.loads(raw)
+            except ValueError:
+                continue
+            key = (event.get("conversationId"), event.get("attempt")) if isinstance(event, dict) else None
+            if key in keys and event.get("type") == "conversation_finished":
+                found[key] = number  # the last such line is the one read (as DuckDB's any_value may not be)
+    return found
+
+
+def _with_lines(db: RunDatabase, columns: list[str], rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Rows with their `line` column filled in as events.jsonl:N (the run's folder heads the report)."""
+    if "line" not in columns or not rows:
+        return rows
+    at, conversation, attempt = columns.index("line"), columns.index("conversation_id"), columns.index("attempt")
+    events = Path(db.run_dir) / EVENTS_FILE
+    numbers = finished_line_numbers(events, {(row[conversation], row[attempt]) for row in rows})
+    return [(*row[:at], f"{EVENTS_FILE}:{numbers[key]}" if (key := (row[conversation], row[attempt])) in numbers
+             else None, *row[at + 1:]) for row in rows]
+
+
 def run_check(db: RunDatabase, spec: CheckSpec) -> CheckResult:
     """One check's offending rows (the first MAX_ROWS of them) and their total."""
     columns, rows, total = db.query_limited(spec.sql_file, MAX_ROWS)
+    rows = _with_lines(db, columns, rows)
     return CheckResult(name=spec.name, description=sql_description(spec.sql_file), sql_file=spec.sql_file,
                        columns=columns, rows=rows, row_count=total, severity=spec.severity)
 

@@ -13,6 +13,7 @@ import duckdb
 
 from core.errors import RunFormatError
 from core.runformat import CLAIMS_FILE, COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, SCORES_FILE
+from core.runformat.lock import writer_of
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000
@@ -59,6 +60,10 @@ class RunDatabase:
     def __init__(self, run_dir: Path, *, bootstrap_resamples: int = DEFAULT_RESAMPLES,
                  seed: int = DEFAULT_SEED) -> None:
         self.run_dir = Path(run_dir)
+        writer = writer_of(self.run_dir)
+        if writer is not None:  # its last lines are still coming: checks would fail on a half-written run
+            raise RunFormatError(f"{self.run_dir} is still being written by {writer}; validate, summarize or "
+                                 "build the site from it once that has finished")
         if not self.run_dir.is_dir() or not (self.run_dir / MANIFEST_FILE).is_file():
             read_manifest_json(self.run_dir)  # raises the RunFormatError that says what is missing
         if not (self.run_dir / EVENTS_FILE).is_file():

@@ -129,6 +129,8 @@ WITH lines AS (
         status: 'VARCHAR', budgetHit: 'VARCHAR', error: 'VARCHAR',
         -- objects kept as their JSON text here; views.sql parses the ~one per conversation
         assessment: 'VARCHAR', score: 'VARCHAR', claimed: 'VARCHAR',
+        -- the answer's text and the responses' items, only to hold the one to the other (check_answers.sql)
+        finalText: 'VARCHAR', outputItems: 'VARCHAR',
         planned: 'BIGINT', repairedLine: 'BIGINT'})
 )
 SELECT readable, foreign_run, conversationId AS conversation_id, attempt,
@@ -186,7 +188,15 @@ SELECT readable, foreign_run, conversationId AS conversation_id, attempt,
        any_value(CASE WHEN type = 'conversation_finished' THEN error END) AS error,
        any_value(CASE WHEN type = 'conversation_finished' THEN assessment END) AS assessment_json,
        any_value(CASE WHEN type = 'conversation_finished' THEN score END) AS score_json,
-       any_value(CASE WHEN type = 'conversation_finished' THEN claimed END) AS claimed_json
+       any_value(CASE WHEN type = 'conversation_finished' THEN claimed END) AS claimed_json,
+       any_value(CASE WHEN type = 'conversation_finished' THEN finalText END) AS final_text,
+       -- the text items of the last model response, joined as the agent loop joins them
+       arg_max(CASE WHEN type = 'model_response' THEN array_to_string(list_transform(
+                   list_filter(json_extract(outputItems, '$[*]'),
+                               lambda item: json_extract_string(item, '$.type') = 'text'),
+                   lambda item: coalesce(json_extract_string(item, '$.text'), '')), '') END,
+               CASE WHEN type = 'model_response' THEN turn END) AS last_response_text,
+       max(CASE WHEN type = 'model_response' THEN turn END) AS last_response_turn
 FROM lines
 GROUP BY readable, foreign_run, conversationId, attempt;
 

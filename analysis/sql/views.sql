@@ -30,6 +30,7 @@ CREATE OR REPLACE TABLE attempt_totals AS
 SELECT g.* EXCLUDE (assessment_json, score_json, claimed_json, started_ts, finished_ts),
        try_cast(g.started_ts AS TIMESTAMPTZ) AS started_at,
        try_cast(g.finished_ts AS TIMESTAMPTZ) AS finished_at,
+       g.assessment_json AS assessment_text,
        json_transform(g.assessment_json, '{"deliveredSkus": ["VARCHAR"], "outstandingSkus": ["VARCHAR"],
            "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR", "missingEvidence": ["VARCHAR"],
            "paymentStatus": "VARCHAR"}') AS assessment,

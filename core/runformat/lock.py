@@ -40,6 +40,26 @@ def holder_description(run_dir: Path) -> str:
         return "another process (it has not written its details yet)"
 
 
+def writer_of(run_dir: Path) -> str | None:
+    """Who is writing this run now (another process holding its lock), or None; takes no lock, creates nothing."""
+    key = Path(run_dir).resolve()
+    if key in _HELD:
+        return None  # this process is the writer (record's own checks read the run it writes)
+    try:
+        fd = os.open(key / LOCK_FILE, os.O_RDONLY)
+    except OSError:
+        return None  # no lock file: nobody has written to it since locks existed
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return holder_description(key)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)  # closing releases a shared lock taken just now
+    return None
+
+
 @contextlib.contextmanager
 def run_lock(run_dir: Path, command: str) -> Iterator[None]:
     """Hold the run folder's lock; raise RunLocked at once, naming the holder, when another process has it."""

@@ -27,6 +27,8 @@ BUILT_IN = ("granular", "focused")
 REFERENCE = "granular"
 # A design name is part of every conversation id (`<case>.<design>.r<n>`) and of file names.
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
+# An HTTP header name is an RFC 9110 token.
+HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 ENV_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
@@ -91,6 +93,7 @@ class DesignSpec:
                     raise WismoError(f"--header {self.name}={header}: ... reads ${variable}, which is not set")
                 return env[variable]
             values[header] = ENV_REFERENCE.sub(fill, template)
+            _check_header_value(self.name, header, values[header], "its value (from the environment)")
         return values
 
     def secret_values(self, environment: Mapping[str, str] | None = None) -> list[str]:
@@ -153,7 +156,18 @@ def parse_header(value: str) -> tuple[str, str, str]:
     if not sep or not colon or not name.strip() or not template.strip():
         raise WismoError(f"--header {value!r}: expected DESIGN=Header-Name: value (e.g. "
                          "'mine=Authorization: Bearer ${MY_TOKEN}', single-quoted so the shell leaves $ alone)")
+    if not HEADER_NAME.fullmatch(name.strip()):
+        raise WismoError(f"--header {design.strip()}=...: {name.strip()!r} is not a valid HTTP header name (letters, "
+                         "digits and !#$%&'*+-.^_`|~ only)")
+    _check_header_value(design.strip(), name.strip(), template)
     return design.strip(), name.strip(), template.strip()
+
+
+def _check_header_value(design: str, header: str, value: str, source: str = "its value") -> None:
+    """A header value may not hold a line break or a NUL: it would end the header (or the request) early."""
+    if any(c in value for c in "\r\n\0"):
+        raise WismoError(f"--header {design}={header}: ... {source} holds a line break or NUL, which no HTTP "
+                         "header may carry")
 
 
 def check_name(name: str, flag: str) -> None:

@@ -23,7 +23,15 @@ from core.domain.dataset import DELAY_REASONS, Dataset
 from core.domain.evidence import derive
 from core.domain.fields import ASSESSMENT_FIELDS
 from core.errors import WismoError
-from recorder.designs.gathering import BAD_IDS, DesignProblem, EdgeCase, Gathered, edge_cases, gather
+from recorder.designs.gathering import (
+    BAD_IDS,
+    DesignProblem,
+    EdgeCase,
+    Gathered,
+    calls_allowed,
+    edge_cases,
+    gather,
+)
 from recorder.designs.mcp_client import ServerTarget, ToolServer, server_command, start_servers
 from recorder.designs.record_diff import differences
 
@@ -172,13 +180,16 @@ async def _compare(dataset: Dataset, servers: dict[str, ToolServer]) -> Comparis
     orders: list[OrderComparison] = []
     seen_results: list[Any] = []
     rule_mismatches: list[str] = []
+    listed = dataset.records
+    records = len(listed.orders) + len(listed.payments) + len(listed.reservations) + len(listed.tracking)
     for order in dataset.records.orders:
         gathered: dict[str, Gathered] = {}
         for design, server in servers.items():
             if design in problems:
                 continue
             try:
-                gathered[design] = await gather(design, server, order.orderId)
+                gathered[design] = await gather(design, server, order.orderId,
+                                                calls_allowed(records, len(server.tool_specs())))
             except DesignProblem as exc:
                 problems[design] = str(exc)
         seen_results += [result for g in gathered.values() for result in g.results]

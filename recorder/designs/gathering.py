@@ -94,7 +94,16 @@ async def _call(design: str, server: ToolServer, link: Link) -> ToolOutcome:
                             f"{exc}") from None
 
 
-async def gather(design: str, server: ToolServer, order_id: str) -> Gathered:
+def calls_allowed(records: int, tools: int) -> int:
+    """The calls gathering one order may take: each of the dataset's records through each tool, at most.
+
+    A design that links every record of the dataset to the order needs no more; one whose results
+    keep naming new IDs (a runaway) is stopped there. Never below MAX_CALLS_PER_ORDER.
+    """
+    return max(MAX_CALLS_PER_ORDER, (records + 1) * max(tools, 1))
+
+
+async def gather(design: str, server: ToolServer, order_id: str, max_calls: int = MAX_CALLS_PER_ORDER) -> Gathered:
     """Call every tool taking the order's ID, then every tool its results link to, until nothing new is linked."""
     tools = server.tool_specs()
     gathered = Gathered()
@@ -103,9 +112,9 @@ async def gather(design: str, server: ToolServer, order_id: str) -> Gathered:
     while pending:
         parsed = []
         for link in pending:
-            if gathered.calls >= MAX_CALLS_PER_ORDER:
+            if gathered.calls >= max_calls:
                 raise DesignProblem(f"design {design}: {order_id}'s results kept linking to new IDs past "
-                                    f"{MAX_CALLS_PER_ORDER} calls")
+                                    f"{max_calls} calls")
             parsed.append(gathered.add(link, await _call(design, server, link)))
         pending = next_links(tools, [p for p in parsed if p is not None], made)
         made.update((link.tool, link.parameter, link.value) for link in pending)

@@ -62,6 +62,17 @@ def _resume_base_url(manifest: Manifest, base_url: str | None) -> str | None:
     return base_url
 
 
+def _check_is_a_run(run_dir: Path) -> None:
+    """A path that is no folder, or a folder with nothing in it, is not a run: say so, touching nothing."""
+    if not run_dir.is_dir():
+        what = "is not a folder" if run_dir.exists() else "does not exist"
+        raise WismoError(f"--resume {run_dir}: {what}; give the folder of a recorded run (runs/<run-id>)")
+    if not any(run_dir.iterdir()):
+        raise WismoError(f"--resume {run_dir}: the folder is empty, so it holds no run to resume; if a `wismo "
+                         f"record` was stopped during start-up, start it again with the same command (its --run-id "
+                         f"{run_dir.name} takes the folder over)")
+
+
 def _read_for_resume(run_dir: Path) -> Manifest:
     if abandoned_start(run_dir):
         raise WismoError(f"{run_dir} was stopped during start-up, before its manifest was written, so there is "
@@ -80,6 +91,7 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
     counts is superseded (its lines stay). A finished run with nothing to re-run is left untouched.
     """
     progress = progress or SilentProgress()
+    _check_is_a_run(run_dir)  # before the lock, which would create a file in whatever folder was named
     with run_lock(run_dir, "wismo record --resume"):
         manifest = _read_for_resume(run_dir)
         folder = manifest.dataset.folder

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import ipaddress
 import logging
 import socket
 import sys
@@ -64,12 +65,26 @@ class _AnnouncingServer(uvicorn.Server):
             print(self.announcement, file=sys.stderr, flush=True)
 
 
+def is_loopback(host: str) -> bool:
+    """Whether `host` is reachable only from this machine (the SDK protects only such a host's headers)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def serve_http(server: MCPServer, design: str, host: str, port: int) -> None:
     """Serve until SIGTERM or SIGINT; uvicorn raises the signal again once open requests are done (or 3 s pass).
 
     Raises a WismoError, before anything is served, when host:port cannot be bound.
     """
     sock = listen(host, port)
+    if not is_loopback(host):
+        print(f"warning: listening on {host}: any machine that can reach it may read the dataset, with no "
+              "authentication and no check of the Host or Origin header; serve on 127.0.0.1 (the default) "
+              "unless that is what you want", file=sys.stderr, flush=True)
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
     url = endpoint_url(sock)

@@ -61,6 +61,10 @@ class RunSpec:
     dataset_hash: str = "sha256:0"
 
 
+# The statuses whose finished line holds the text of the last response (check_answers.sql).
+ANSWERING = ("answered", "invalid_answer", "provider_limit", "refused")
+
+
 def _ts(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds")
 
@@ -77,6 +81,11 @@ def conversation_events(run_id: str, conv: Conv, pair_index: int, position: int,
 
     emit("conversation_started", clock, caseId=conv.case, orderId=f"ORD-{conv.case}", design=conv.design,
          repetition=conv.repetition, pairIndex=pair_index, pairPosition=position)
+    expected = expected_for(conv.case)
+    assessment = dict(expected, customerSummary=f"Summary of {conv.conversation_id}.")
+    if not conv.passed:
+        assessment["deliveredSkus"] = ["WRONG"]
+    final_text = json.dumps(assessment)
     tool_calls = 0
     for turn, (input_tokens, output_tokens) in enumerate(conv.tokens, start=1):
         emit("model_request", clock, turn=turn, newItems=[{"type": "message", "role": "user", "content": "q"}],
@@ -84,8 +93,10 @@ def conversation_events(run_id: str, conv: Conv, pair_index: int, position: int,
         usage = {"inputTokens": input_tokens, "outputTokens": output_tokens,
                  "cachedTokens": conv.cached[turn - 1] if conv.cached else None,
                  "reasoningTokens": conv.reasoning[turn - 1] if conv.reasoning else None, "estimated": True}
-        emit("model_response", clock, turn=turn, outputItems=[], usage=usage, model="built", responseId=None,
-             latencyMs=1.0, retries=0, error=None, rawOutput=None)
+        # The last response holds the answer's text (check_answers.sql holds finalText to it).
+        last = turn == len(conv.tokens) and conv.status in ANSWERING
+        emit("model_response", clock, turn=turn, outputItems=[{"type": "text", "text": final_text}] if last else [],
+             usage=usage, model="built", responseId=None, latencyMs=1.0, retries=0, error=None, rawOutput=None)
         calls = conv.calls_per_turn[turn - 1] if turn <= len(conv.calls_per_turn) else 0
         for index in range(calls):
             call_id = f"call_{turn}_{index}"
@@ -93,10 +104,6 @@ def conversation_events(run_id: str, conv: Conv, pair_index: int, position: int,
             emit("tool_result", clock, turn=turn, callId=call_id, name="get_order", text="{}", isError=False,
                  errorKind=None, bytes=2, latencyMs=0.5)
         tool_calls += calls
-    expected = expected_for(conv.case)
-    assessment = dict(expected, customerSummary=f"Summary of {conv.conversation_id}.")
-    if not conv.passed:
-        assessment["deliveredSkus"] = ["WRONG"]
     scored = score(assessment, expected, asks)
     assert scored["passed"] == conv.passed
 
@@ -107,7 +114,8 @@ def conversation_events(run_id: str, conv: Conv, pair_index: int, position: int,
                "outputTokens": total(1), "cachedTokens": _sum(conv.cached or []),
                "reasoningTokens": _sum(conv.reasoning or []), "elapsedMs": conv.elapsed_ms}
     emit("conversation_finished", start + timedelta(milliseconds=conv.elapsed_ms), status=conv.status,
-         budgetHit=None, error=None, finalText=json.dumps(assessment), assessment=assessment, score=scored,
+         budgetHit=None, error=None, finalText=final_text if conv.status in ANSWERING else None,
+         assessment=assessment, score=scored,
          claimed=claimed)
     return events
 

@@ -18,7 +18,7 @@ from wismo.cli import cli
 def test_validate_passes_on_the_sample(sample_copy):
     result = CliRunner().invoke(cli, ["validate", str(sample_copy.path)])
     assert result.exit_code == 0, result.output
-    assert "pass  seq" in result.output and result.output.strip().endswith("PASS: 17 checks")
+    assert "pass  seq" in result.output and result.output.strip().endswith("PASS: 18 checks")
 
 
 def test_validate_fails_naming_the_rows(sample_copy):

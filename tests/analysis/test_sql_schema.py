@@ -101,7 +101,7 @@ def test_every_event_column_load_run_sql_reads_is_a_field_of_an_event_line():
             continue
         if sql_type.startswith("STRUCT("):
             structure: Any = dict(_struct_fields(sql_type))
-        elif column in ("assessment", "score", "claimed"):
+        elif column in ("assessment", "score", "claimed", "outputItems"):
             structure = "JSON"  # read as text, parsed in views.sql
         else:
             structure = {"VARCHAR": "VARCHAR", "BIGINT": "BIGINT"}[sql_type]

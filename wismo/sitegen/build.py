@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 from analysis.costs import RunMoney
 from analysis.model import ConversationDetail, CrossoverView, RunSummary, RunValidation
@@ -21,9 +23,9 @@ from wismo.sitegen.checks import build_check_report
 from wismo.sitegen.comparison import COMPARE_PAGE, ComparisonPage
 from wismo.sitegen.context import SiteData, case_url, slug
 from wismo.sitegen.crossover import crossover_sections
-from wismo.sitegen.errors import SiteError
+from wismo.sitegen.errors import SiteError, SiteWriteError
 from wismo.sitegen.money import money_sections
-from wismo.sitegen.output import prepare_output, record_output
+from wismo.sitegen.output import finish_output, prepare_output
 from wismo.sitegen.overview import build_case_list_pages, build_overview, case_list_url
 from wismo.sitegen.pages import Link, ReviewImport, SiteNav
 from wismo.sitegen.parallel import ConversationJob, default_jobs, render_conversations, write_page
@@ -34,10 +36,26 @@ IMPORTED_REVIEWS = "imported-reviews.js"  # generated when --reviews were given
 
 
 
+# Characters that embed, override or isolate text direction: in a product name or a model's text they
+# would reverse what follows them on the page.
+BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def isolate_bidi(value: Any) -> Any:
+    """A text holding direction controls, wrapped in <bdi> (escaped): its controls end where it ends.
+
+    The text itself is unchanged (a review key hashes it); every other value passes as it is.
+    """
+    if isinstance(value, str) and not isinstance(value, Markup) and BIDI_CONTROLS.search(value):
+        return Markup("<bdi>{}</bdi>").format(value)
+    return value
+
+
 def make_environment(templates: Path) -> Environment:
-    """Jinja with autoescape on for every template, and undefined names as errors instead of blanks."""
+    """Jinja with autoescape on for every template, undefined names as errors instead of blanks, and every
+    text holding direction controls isolated (isolate_bidi)."""
     return Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined,
-                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, finalize=isolate_bidi)
 
 
 def _review_import(tally: ReviewTally | None) -> ReviewImport | None:
@@ -112,37 +130,41 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     case_pages = build_case_pages(data)
     review_pages = build_review_pages(data)
     check_report = build_check_report(data)
-    prepare_output(out_dir, source)
     try:
-        env = make_environment(source / TEMPLATES_DIR)
-        nav = SiteNav(version=__version__, built_at=built_at or datetime.now(UTC).isoformat(timespec="seconds"),
-                      cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
-        assets = copy_static(source, out_dir)
-        if data.reviews is not None:
-            assets[IMPORTED_REVIEWS] = write_generated(out_dir, IMPORTED_REVIEWS, imported_reviews_script(
-                data.reviews, {run_id: data.details[run_id] for run_id in data.valid_ids}))
-        common = {"assets": assets, "nav": nav, "mixed": list(mixed)}
-        invalid = [data.cards[run_id] for run_id in data.invalid_ids]
+        prepare_output(out_dir, source)
+        try:
+            env = make_environment(source / TEMPLATES_DIR)
+            nav = SiteNav(version=__version__, built_at=built_at or datetime.now(UTC).isoformat(timespec="seconds"),
+                          cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
+            assets = copy_static(source, out_dir)
+            if data.reviews is not None:
+                assets[IMPORTED_REVIEWS] = write_generated(out_dir, IMPORTED_REVIEWS, imported_reviews_script(
+                    data.reviews, {run_id: data.details[run_id] for run_id in data.valid_ids}))
+            common = {"assets": assets, "nav": nav, "mixed": list(mixed)}
+            invalid = [data.cards[run_id] for run_id in data.invalid_ids]
 
-        def other_pages() -> None:
-            write_page(env, "overview.html", out_dir / "index.html", "", page=overview, invalid_runs=invalid,
-                       money=money_by_run, crossover=crossover_by_run, comparison_page=comparison, **common)
-            if comparison is not None:
-                write_page(env, COMPARE_PAGE, out_dir / COMPARE_PAGE, "", page=comparison, **common)
-            for case in case_pages:
-                write_page(env, "case.html", out_dir / case_url(case.case_id), "../", page=case,
-                           invalid_runs=invalid, **common)
-            for review in review_pages:
-                write_page(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
-            write_page(env, "checks.html", out_dir / "checks.html", "", page=check_report, **common)
-            for case_list in build_case_list_pages(data):
-                write_page(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list,
-                           **common)
+            def other_pages() -> None:
+                write_page(env, "overview.html", out_dir / "index.html", "", page=overview, invalid_runs=invalid,
+                           money=money_by_run, crossover=crossover_by_run, comparison_page=comparison, **common)
+                if comparison is not None:
+                    write_page(env, COMPARE_PAGE, out_dir / COMPARE_PAGE, "", page=comparison, **common)
+                for case in case_pages:
+                    write_page(env, "case.html", out_dir / case_url(case.case_id), "../", page=case,
+                               invalid_runs=invalid, **common)
+                for review in review_pages:
+                    write_page(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
+                write_page(env, "checks.html", out_dir / "checks.html", "", page=check_report, **common)
+                for case_list in build_case_list_pages(data):
+                    write_page(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list,
+                               **common)
 
-        render_conversations(ConversationJob(env, data, out_dir, common), default_jobs() if jobs is None else jobs,
-                             meanwhile=other_pages)
-    finally:
-        record_output(out_dir)  # even a build that failed half-way lists what it wrote
+            render_conversations(ConversationJob(env, data, out_dir, common), default_jobs() if jobs is None else jobs,
+                                 meanwhile=other_pages)
+        finally:
+            finish_output(out_dir)  # even a build that failed half-way lists what it wrote
+    except OSError as exc:  # a read-only folder, a full disk: one line, exit 3, and the folder left buildable
+        raise SiteWriteError(f"cannot write the site into {out_dir}: "
+                             f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}") from None
     return out_dir / "index.html"
 
 

@@ -40,6 +40,8 @@ CHECK_MEANINGS = {
                      "every design exactly once in its own place: every difference against the baseline would pair "
                      "the wrong conversations.",
     "stored_scores": "A stored score disagrees with re-scoring the answer: pass rates would be wrong.",
+    "answers": "An answer or summary is not the one the model's last response holds: it was rewritten after the "
+               "run, so its score and review would be of text the model never sent.",
     "score_lines": "Lines of the scores file that do not match their conversations: pass rates would be wrong.",
     "claim_lines": "Lines of the claims file that belong to no finished conversation: claim-check findings would be "
                    "miscounted.",

@@ -11,3 +11,9 @@ class SiteError(WismoError):
 
 class ReviewsError(SiteError):
     """An exported reviews file cannot be read: not JSON, wrong version, or an entry of the wrong shape."""
+
+
+class SiteWriteError(SiteError):
+    """The site could not be written (a read-only folder, a full disk); apart from a failed validation (1)."""
+
+    exit_code = 3

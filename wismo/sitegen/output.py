@@ -138,3 +138,19 @@ def record_output(out_dir: Path) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def finish_output(out_dir: Path) -> None:
+    """Record what this build wrote; when even the marker cannot be written, remove those files again.
+
+    After prepare_output the folder held none but this build's files, so a half-written site without
+    a marker is removed whole (only site files, only inside the folder): the next build is not refused.
+    """
+    try:
+        record_output(out_dir)
+    except OSError:
+        out = Path(out_dir)
+        for name in _files(out):
+            if _unsafe(out, name) is None:
+                (out / name).unlink(missing_ok=True)
+        raise

@@ -37,6 +37,12 @@ CSV_COLUMNS = ("version", *ENTRY_FIELDS)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+# What an export holds at most: far above any review session (a note is a few sentences), far below a
+# file that would make every site built with it that much bigger.
+MAX_REVIEWS_BYTES = 20_000_000
+MAX_NOTE_CHARS = 20_000
+
+
 def utf8(text: str) -> bytes:
     """UTF-8 bytes exactly as the browser's TextEncoder produces them."""
     return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
@@ -94,6 +100,9 @@ def _entry(raw: Any, version: int, where: str, source: str) -> ReviewEntry:
     if raw["verdict"] is not None and raw["verdict"] not in VERDICTS:
         raise ReviewsError(f"{where}.verdict: {raw['verdict']!r} is not one of {', '.join(VERDICTS)}"
                            + (" (or null)" if version == 2 else ""))
+    if len(raw["note"]) > MAX_NOTE_CHARS:
+        raise ReviewsError(f"{where}.note: {len(raw['note']):,} characters, more than a review note holds (at most "
+                           f"{MAX_NOTE_CHARS:,})")
     if raw["key"] != review_key(raw["runId"], raw["conversationId"], raw["summarySha"]):
         raise ReviewsError(f"{where}.key: does not match its runId, conversationId and summarySha "
                            "(was the file edited by hand?)")
@@ -144,6 +153,15 @@ def load_reviews(paths: Iterable[Path]) -> list[ReviewEntry]:
     """Read exported review files (.json, or .csv); anything malformed raises ReviewsError naming file and entry."""
     entries: list[ReviewEntry] = []
     for path in paths:
+        try:
+            size = Path(path).stat().st_size
+        except OSError as exc:
+            raise ReviewsError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+        if size > MAX_REVIEWS_BYTES:
+            # Every entry is carried into the site (so an export keeps it): a huge file makes a huge site.
+            raise ReviewsError(f"{path}: {size / 1e6:.1f} MB is more than a reviews export holds (at most "
+                               f"{MAX_REVIEWS_BYTES // 1_000_000} MB, notes of at most {MAX_NOTE_CHARS:,} "
+                               "characters); is it the file the review page exported?")
         try:
             text = Path(path).read_text(encoding="utf-8-sig")
         except OSError as exc:
