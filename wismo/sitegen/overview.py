@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import shlex
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from analysis.costs import RunMoney
 from analysis.labels import FIELD_LABELS, METRIC_LABELS
 from analysis.model import (
     CLAIM_MEANING,
     METRICS,
     ConversationDetail,
+    CrossoverView,
     DesignMetrics,
     DeterministicOrder,
     MetricComparison,
@@ -116,8 +118,11 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
             if value is not None and value.median is not None and value.n < by_design[design].conversations:
                 text += f" · {value.n} reported"
             cells.append(text)
+        note = METRIC_NOTES.get(metric, "")
+        if metric == "elapsedMs" and not summary.run.is_language_model:
+            note = fmt.SCRIPTED_TIME  # a scripted run's time is not a model's: said where the figure is
         rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells, _comparison_cells(metric, pairs, by_key, compact),
-                                note=METRIC_NOTES.get(metric, ""), section="Cost: median (range)" if i == 0 else ""))
+                                note=note, section="Cost: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
     compared = [p for _, other in pairs if (p := summary.pairs_with(other)) is not None]
     many = names_baseline(summary.run)
@@ -178,7 +183,9 @@ def run_charts(slug: str, summary: RunSummary, details: list[ConversationDetail]
         charts.distribution(f"{slug}-tokens", "Total tokens per conversation", "total tokens (input + output)",
                             _by_design(summary, details, lambda d: d.total_tokens), medians["totalTokens"],
                             _alt_stats("totalTokens", summary, details), failed, colours),
-        charts.distribution(f"{slug}-time", "Elapsed time per conversation", "elapsed time (ms)",
+        charts.distribution(f"{slug}-time", "Elapsed time per conversation" + (
+                                "" if summary.run.is_language_model else " (wismo and the MCP servers, not a model)"),
+                            "elapsed time (ms)",
                             _by_design(summary, details, lambda d: d.elapsed_ms), medians["elapsedMs"],
                             _alt_stats("elapsedMs", summary, details), failed, colours),
         charts.counts(f"{slug}-turns", "Turns (model requests) per conversation", "turns", turns, turns_alt, failed,
@@ -257,7 +264,8 @@ def _overview_run(data: SiteData, run_id: str, colours: Colours | None = None) -
                        finding_designs=list(designs), findings=findings, lead=words.lead, details=words.details,
                        fault_warnings=words.warnings, pass_rates_differ=words.pass_rates_differ,
                        biased=words.biased, deterministic_through=how, deterministic_lookups=recorded,
-                       sources=design_sources(summary.run))
+                       sources=design_sources(summary.run),
+                       time_note="" if summary.run.is_language_model else fmt.SCRIPTED_TIME)
 
 
 def _grouped(values: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -363,10 +371,13 @@ def brought_designs(data: SiteData) -> list[str]:
     return brought
 
 
-def build_overview(data: SiteData, review_import: ReviewImport | None, colours: Colours | None = None) -> OverviewPage:
+def build_overview(data: SiteData, review_import: ReviewImport | None, colours: Colours | None = None,
+                   crossover: Sequence[CrossoverView] | None = None,
+                   money: Mapping[str, RunMoney] | None = None) -> OverviewPage:
     """index.html's data; runs that failed validation appear only as a banner and a link to their checks.
 
-    `colours` (design -> colour, the site's) colour every chart's series.
+    `colours` (design -> colour, the site's) colour every chart's series; `crossover` (each run's view) and
+    `money` (run_id -> its costs) feed each run's verdict.
     """
     cases = case_rows(data)
     listed, total = not_justified(data)
@@ -382,5 +393,7 @@ def build_overview(data: SiteData, review_import: ReviewImport | None, colours: 
         cases=cases[:OVERVIEW_CASES], designs=_design_tools(data),
         instructions=_grouped([(v.run.run_id, v.run.instructions) for v in data.validations]),
         reviews=review_import, model_table=model_table(data), case_total=len(cases),
-        not_justified=listed, not_justified_total=total, answers=build_answers(data), brought=brought,
+        not_justified=listed, not_justified_total=total,
+        answers=build_answers(data, {v.run_id: v for v in crossover or ()}, money),
+        brought=brought,
         model_baseline_first=firsts)

@@ -217,6 +217,7 @@ class OverviewRun:
     deterministic_through: str = ""
     deterministic_lookups: bool = False  # the comparison recorded each design's backend reads
     sources: list[DesignSource] = field(default_factory=list)  # empty for runs recorded before designSources
+    time_note: str = ""  # what a scripted run's time measures (wismo and the servers), "" for a model's run
 
 
 @dataclass(frozen=True)
@@ -227,6 +228,28 @@ class AnswerWarning:
     text: str
     url: str  # relative to the site root: a section of the overview, the review page, the check report
     ok: bool = False  # an all-clear (the claim check flagged nothing): shown with ✓, not ⚠
+
+
+@dataclass(frozen=True)
+class KindVerdict:
+    """One question kind: which design to pick over which order sizes, and on what grounds."""
+
+    kind: str
+    text: str  # "focused at 1–5 lines (right more often); granular at 25–50 lines (fewer tokens)"
+    exception: bool  # the pick differs from the run's overall pick somewhere
+    # (order sizes, design picked there instead, on what grounds)
+    exceptions: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The verdict card's strings: one sentence with its reason, then the exceptions and the figures."""
+
+    design: str  # the design picked ("" when nothing can be picked: one design, nothing passed)
+    sentence: str  # "Prefer focused: …, because …"
+    kinds: list[KindVerdict]  # per question kind, from the crossover view (empty when it has one kind)
+    money: str  # money in USD where priced, else "unknown" and why
+    time: str  # elapsed time, with what it measures for the scripted policy
 
 
 @dataclass(frozen=True)
@@ -243,6 +266,7 @@ class AnswerRun:
     warnings: list[AnswerWarning]
     baseline: str = ""  # which design the others are compared with, where a run must say it (names_baseline)
     nothing_to_compare: str = ""  # a run of one design says so instead of any difference
+    recommendation: Recommendation | None = None  # the verdict: which design to pick and why
 
 
 @dataclass(frozen=True)
