@@ -80,6 +80,7 @@ def test_the_verdict_and_its_reason_are_on_the_first_screen(real_sites, open_pag
     assert "Cost" not in labels and "Tokens" in labels and "Money" in labels
     assert "Money\nunknown" in card or "Money unknown" in card.replace("\t", " ")
     assert "wismo and the MCP servers, not a model" in card
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTHS[width][0]
     watch.shot(f"{name}-{width}")
     watch.assert_clean()
 

@@ -6,9 +6,11 @@ import json
 import shlex
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from statistics import median
 from typing import Any
 
 from analysis.costs import RunMoney
+from analysis.crossover import kind_name
 from analysis.labels import FIELD_LABELS, METRIC_LABELS
 from analysis.model import (
     CLAIM_MEANING,
@@ -22,7 +24,7 @@ from analysis.model import (
     RunInfo,
     RunSummary,
 )
-from core.domain.fields import ASSESSMENT_FIELDS
+from core.domain.fields import ASSESSMENT_FIELDS, DEFAULT_ASKS
 from wismo.sitegen import charts, fmt
 from wismo.sitegen.answer import build_answers, run_headline
 from wismo.sitegen.charts import Colours
@@ -37,6 +39,7 @@ from wismo.sitegen.pages import (
     FindingCount,
     HeadlineRow,
     HeadlineTable,
+    MatrixCell,
     ModelDesignRow,
     OverviewPage,
     OverviewRun,
@@ -328,15 +331,35 @@ OVERVIEW_CASES = 50  # the overview lists this many cases; cases.html pages thro
 CASES_PER_PAGE = 500
 
 
+def _matrix_cell(convs: list[ConversationDetail], design: str) -> MatrixCell:
+    """One case × design: passed of run, ✓/✗, median tokens and turns."""
+    if not convs:
+        return MatrixCell(fmt.DASH, "", False, "", "", f"{design}: no conversation of this case")
+    passed = sum(c.passed for c in convs)
+    tokens = [c.total_tokens for c in convs if c.total_tokens is not None]
+    failed = passed < len(convs)
+    cell_tokens = fmt.count(median(tokens)) if tokens else fmt.DASH
+    cell_turns = fmt.count(median(c.turns for c in convs))
+    return MatrixCell(f"{passed}/{len(convs)}", "✗" if failed else "✓", failed, cell_tokens, cell_turns,
+                      f"{design}: {passed} of {len(convs)} passed" + (" (some failed)" if failed else "")
+                      + f"; median {cell_tokens} tokens, {cell_turns} turns", passed / len(convs))
+
+
 def case_rows(data: SiteData) -> list[CaseRow]:
-    """Every case with how often each valid run × design passed it."""
+    """Every case with how often each valid run × design passed it: the rows of the results matrix."""
     rows = []
     for case_id, case in data.cases.items():
-        passes = []
+        passes, cells = [], []
         for run_id, design in data.columns():
             convs = data.by_case.get((run_id, case_id, design), [])
-            passes.append(f"{sum(c.passed for c in convs)}/{len(convs)}" if convs else fmt.DASH)
-        rows.append(CaseRow(case_id, case.get("orderId", ""), case.get("question", ""), case_url(case_id), passes))
+            cell = _matrix_cell(convs, design)
+            cells.append(cell)
+            passes.append(cell.passes)
+        asks = case.get("asks") or DEFAULT_ASKS
+        shares = {c.share for c in cells if c.share is not None}
+        rows.append(CaseRow(case_id, case.get("orderId", ""), case.get("question", ""), case_url(case_id), passes,
+                            cells=cells, kind=kind_name(asks), asked=len(asks), lines=case.get("orderLines"),
+                            failing=any(c.failed for c in cells), differ=len(shares) > 1))
     return rows
 
 

@@ -170,6 +170,19 @@ class FindingCount:
 
 
 @dataclass(frozen=True)
+class MatrixCell:
+    """One case × design of the results matrix: passed of run, marked in text (never by colour alone)."""
+
+    passes: str  # "2/3", or a dash where the design has no conversation of the case
+    mark: str  # ✓ every conversation passed, ✗ some failed, "" none recorded
+    failed: bool
+    tokens: str  # median total tokens over the case's conversations of this design
+    turns: str  # median turns
+    title: str  # the cell in words, for the tooltip and screen readers
+    share: float | None = None  # passed / conversations; None where none was recorded
+
+
+@dataclass(frozen=True)
 class CaseRow:
     """One case on the overview: the customer's question, and how often each run × design passed it."""
 
@@ -178,6 +191,12 @@ class CaseRow:
     question: str
     url: str
     passes: list[str]
+    cells: list[MatrixCell] = field(default_factory=list)  # as `passes`, with marks, tokens and turns
+    kind: str = ""  # the question kind, in the customer's words
+    asked: int = 0  # how many fields the question asks (what "passed" means for this case)
+    lines: int | None = None  # the order's size in lines (None in runs recorded before sizes were stored)
+    failing: bool = False  # some design failed some conversation of the case
+    differ: bool = False  # the designs' pass counts differ
 
 
 @dataclass(frozen=True)
