@@ -96,3 +96,11 @@ def open_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Callable
     yield make
     for context in contexts:
         context.close()
+
+
+@pytest.fixture(scope="session")
+def real_sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The demo, a three-design run and a generated study, recorded offline and built by the CLI (once)."""
+    from tests.site.real_sites import build_real_sites
+
+    return build_real_sites(tmp_path_factory.mktemp("real-sites"))

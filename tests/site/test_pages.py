@@ -76,7 +76,9 @@ def test_overview_cases_count_passes_per_run_and_design():
 
 def test_overview_has_three_charts_and_the_deterministic_table():
     run = build_overview(data_for(factories.offline_site()), None).valid_runs[0]
-    assert [c.title for c in run.charts] == ["Total tokens per conversation", "Elapsed time per conversation",
+    # The scripted policy's time is labelled as what it measures: wismo and the servers, not a model.
+    assert [c.title for c in run.charts] == ["Total tokens per conversation",
+                                             "Elapsed time per conversation (wismo and the MCP servers, not a model)",
                                              "Turns (model requests) per conversation"]
     assert "granular: median" in run.charts[0].alt_text
     assert run.charts[2].alt_text == ("granular: 21 conversations with 3 turns (1 failed, marked); "

@@ -9,15 +9,18 @@ details are.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from urllib.parse import urlencode
 
+from analysis.costs import RunMoney
 from analysis.headline import HEADLINE_METRIC, Headline, headline
 from analysis.labels import METRIC_LABELS
 from analysis.model import CLAIM_COUNT_TOTALS as NOT_FINDINGS
-from analysis.model import MetricComparison, RunSummary
+from analysis.model import CrossoverView, MetricComparison, RunSummary
 from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, names_baseline, review_counts
 from wismo.sitegen.pages import AnswerRun, AnswerWarning, RunCard
+from wismo.sitegen.recommendation import recommend
 
 
 def run_section(card: RunCard) -> str:
@@ -128,8 +131,9 @@ def warnings(data: SiteData, run_id: str) -> list[AnswerWarning]:
     return found
 
 
-def build_answers(data: SiteData) -> list[AnswerRun]:
-    """The answer block: one entry per valid run, in the site's run order."""
+def build_answers(data: SiteData, crossover: Mapping[str, CrossoverView] | None = None,
+                  money: Mapping[str, RunMoney] | None = None) -> list[AnswerRun]:
+    """The answer block: one entry per valid run, in the site's run order, its verdict first."""
     answers = []
     for run_id in data.valid_ids:
         summary, card = data.summaries[run_id], data.cards[run_id]
@@ -146,5 +150,7 @@ def build_answers(data: SiteData) -> list[AnswerRun]:
             baseline=(f"{info.baseline}: {_and(info.others)} {'is' if len(info.others) == 1 else 'are'} compared "
                       "with it" if names_baseline(info) else ""),
             nothing_to_compare=(f"Nothing to compare: this run recorded one design ({info.designs[0]})."
-                                if len(info.designs) == 1 else "")))
+                                if len(info.designs) == 1 else ""),
+            recommendation=recommend(summary, data.details[run_id], (crossover or {}).get(run_id),
+                                     (money or {}).get(run_id))))
     return answers

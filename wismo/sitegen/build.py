@@ -124,7 +124,7 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     # that the conversation pages then reuse (data.call_views).
     # One colour per design across the site, so a design looks the same on every chart of every run.
     colours = design_colours(data.designs())
-    overview = build_overview(data, _review_import(data.reviews), colours)
+    overview = build_overview(data, _review_import(data.reviews), colours, crossover, money)
     money_by_run = money_sections(money, data.valid_ids)
     crossover_by_run = crossover_sections(crossover, data.valid_ids, colours)
     case_pages = build_case_pages(data)

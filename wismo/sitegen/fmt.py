@@ -125,3 +125,20 @@ def script_json(value: Any) -> Markup:
     text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text)
+
+
+# A conversation's end in plain words, for support leads (the code itself stays in tooltips and tables).
+STATUS_WORDS = {"answered": "answered", "invalid_answer": "answers in the wrong format",
+                "provider_error": "provider errors", "tool_error": "tool errors",
+                "budget_exhausted": "stopped by a turn or tool-call budget", "timeout": "timeouts",
+                "interrupted": "interrupted", "provider_limit": "cut short by the provider",
+                "refused": "refused by the model"}
+
+# What the scripted policy's time measures: it answers instantly, so only wismo's loop and the MCP servers.
+SCRIPTED_TIME = ("The scripted policy answers instantly: this time measures wismo and the MCP servers, not a "
+                 "model.")
+
+
+def status_words(status: str) -> str:
+    """A status in plain words (the code itself when it is one wismo does not know)."""
+    return STATUS_WORDS.get(status, status)

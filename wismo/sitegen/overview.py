@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 import shlex
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from statistics import median
 from typing import Any
 
+from analysis.costs import RunMoney
+from analysis.crossover import kind_name
 from analysis.labels import FIELD_LABELS, METRIC_LABELS
 from analysis.model import CLAIM_COUNT_TOTALS as NOT_FINDINGS
 from analysis.model import (
     CLAIM_MEANING,
     METRICS,
     ConversationDetail,
+    CrossoverView,
     DesignMetrics,
     DeterministicOrder,
     MetricComparison,
@@ -21,7 +25,7 @@ from analysis.model import (
     RunInfo,
     RunSummary,
 )
-from core.domain.fields import ASSESSMENT_FIELDS
+from core.domain.fields import ASSESSMENT_FIELDS, DEFAULT_ASKS
 from wismo.sitegen import charts, fmt
 from wismo.sitegen.answer import build_answers, run_headline
 from wismo.sitegen.charts import Colours
@@ -36,6 +40,7 @@ from wismo.sitegen.pages import (
     FindingCount,
     HeadlineRow,
     HeadlineTable,
+    MatrixCell,
     ModelDesignRow,
     OverviewPage,
     OverviewRun,
@@ -117,8 +122,11 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
             if value is not None and value.median is not None and value.n < by_design[design].conversations:
                 text += f" · {value.n} reported"
             cells.append(text)
+        note = METRIC_NOTES.get(metric, "")
+        if metric == "elapsedMs" and not summary.run.is_language_model:
+            note = fmt.SCRIPTED_TIME  # a scripted run's time is not a model's: said where the figure is
         rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells, _comparison_cells(metric, pairs, by_key, compact),
-                                note=METRIC_NOTES.get(metric, ""), section="Cost: median (range)" if i == 0 else ""))
+                                note=note, section="Cost: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
     compared = [p for _, other in pairs if (p := summary.pairs_with(other)) is not None]
     many = names_baseline(summary.run)
@@ -179,7 +187,9 @@ def run_charts(slug: str, summary: RunSummary, details: list[ConversationDetail]
         charts.distribution(f"{slug}-tokens", "Total tokens per conversation", "total tokens (input + output)",
                             _by_design(summary, details, lambda d: d.total_tokens), medians["totalTokens"],
                             _alt_stats("totalTokens", summary, details), failed, colours),
-        charts.distribution(f"{slug}-time", "Elapsed time per conversation", "elapsed time (ms)",
+        charts.distribution(f"{slug}-time", "Elapsed time per conversation" + (
+                                "" if summary.run.is_language_model else " (wismo and the MCP servers, not a model)"),
+                            "elapsed time (ms)",
                             _by_design(summary, details, lambda d: d.elapsed_ms), medians["elapsedMs"],
                             _alt_stats("elapsedMs", summary, details), failed, colours),
         charts.counts(f"{slug}-turns", "Turns (model requests) per conversation", "turns", turns, turns_alt, failed,
@@ -261,7 +271,8 @@ def _overview_run(data: SiteData, run_id: str, colours: Colours | None = None) -
                        details=words.details,
                        fault_warnings=words.warnings, pass_rates_differ=words.pass_rates_differ,
                        biased=words.biased, deterministic_through=how, deterministic_lookups=recorded,
-                       sources=design_sources(summary.run))
+                       sources=design_sources(summary.run),
+                       time_note="" if summary.run.is_language_model else fmt.SCRIPTED_TIME)
 
 
 def _of_checked(counts: dict[str, int], kind: str) -> str:
@@ -331,15 +342,35 @@ OVERVIEW_CASES = 50  # the overview lists this many cases; cases.html pages thro
 CASES_PER_PAGE = 500
 
 
+def _matrix_cell(convs: list[ConversationDetail], design: str) -> MatrixCell:
+    """One case × design: passed of run, ✓/✗, median tokens and turns."""
+    if not convs:
+        return MatrixCell(fmt.DASH, "", False, "", "", f"{design}: no conversation of this case")
+    passed = sum(c.passed for c in convs)
+    tokens = [c.total_tokens for c in convs if c.total_tokens is not None]
+    failed = passed < len(convs)
+    cell_tokens = fmt.count(median(tokens)) if tokens else fmt.DASH
+    cell_turns = fmt.count(median(c.turns for c in convs))
+    return MatrixCell(f"{passed}/{len(convs)}", "✗" if failed else "✓", failed, cell_tokens, cell_turns,
+                      f"{design}: {passed} of {len(convs)} passed" + (" (some failed)" if failed else "")
+                      + f"; median {cell_tokens} tokens, {cell_turns} turns", passed / len(convs))
+
+
 def case_rows(data: SiteData) -> list[CaseRow]:
-    """Every case with how often each valid run × design passed it."""
+    """Every case with how often each valid run × design passed it: the rows of the results matrix."""
     rows = []
     for case_id, case in data.cases.items():
-        passes = []
+        passes, cells = [], []
         for run_id, design in data.columns():
             convs = data.by_case.get((run_id, case_id, design), [])
-            passes.append(f"{sum(c.passed for c in convs)}/{len(convs)}" if convs else fmt.DASH)
-        rows.append(CaseRow(case_id, case.get("orderId", ""), case.get("question", ""), case_url(case_id), passes))
+            cell = _matrix_cell(convs, design)
+            cells.append(cell)
+            passes.append(cell.passes)
+        asks = case.get("asks") or DEFAULT_ASKS
+        shares = {c.share for c in cells if c.share is not None}
+        rows.append(CaseRow(case_id, case.get("orderId", ""), case.get("question", ""), case_url(case_id), passes,
+                            cells=cells, kind=kind_name(asks), asked=len(asks), lines=case.get("orderLines"),
+                            failing=any(c.failed for c in cells), differ=len(shares) > 1))
     return rows
 
 
@@ -374,10 +405,13 @@ def brought_designs(data: SiteData) -> list[str]:
     return brought
 
 
-def build_overview(data: SiteData, review_import: ReviewImport | None, colours: Colours | None = None) -> OverviewPage:
+def build_overview(data: SiteData, review_import: ReviewImport | None, colours: Colours | None = None,
+                   crossover: Sequence[CrossoverView] | None = None,
+                   money: Mapping[str, RunMoney] | None = None) -> OverviewPage:
     """index.html's data; runs that failed validation appear only as a banner and a link to their checks.
 
-    `colours` (design -> colour, the site's) colour every chart's series.
+    `colours` (design -> colour, the site's) colour every chart's series; `crossover` (each run's view) and
+    `money` (run_id -> its costs) feed each run's verdict.
     """
     cases = case_rows(data)
     listed, total = not_justified(data)
@@ -393,5 +427,7 @@ def build_overview(data: SiteData, review_import: ReviewImport | None, colours: 
         cases=cases[:OVERVIEW_CASES], designs=_design_tools(data),
         instructions=_grouped([(v.run.run_id, v.run.instructions) for v in data.validations]),
         reviews=review_import, model_table=model_table(data), case_total=len(cases),
-        not_justified=listed, not_justified_total=total, answers=build_answers(data), brought=brought,
+        not_justified=listed, not_justified_total=total,
+        answers=build_answers(data, {v.run_id: v for v in crossover or ()}, money),
+        brought=brought,
         model_baseline_first=firsts)

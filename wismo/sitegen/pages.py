@@ -171,6 +171,19 @@ class FindingCount:
 
 
 @dataclass(frozen=True)
+class MatrixCell:
+    """One case × design of the results matrix: passed of run, marked in text (never by colour alone)."""
+
+    passes: str  # "2/3", or a dash where the design has no conversation of the case
+    mark: str  # ✓ every conversation passed, ✗ some failed, "" none recorded
+    failed: bool
+    tokens: str  # median total tokens over the case's conversations of this design
+    turns: str  # median turns
+    title: str  # the cell in words, for the tooltip and screen readers
+    share: float | None = None  # passed / conversations; None where none was recorded
+
+
+@dataclass(frozen=True)
 class CaseRow:
     """One case on the overview: the customer's question, and how often each run × design passed it."""
 
@@ -179,6 +192,12 @@ class CaseRow:
     question: str
     url: str
     passes: list[str]
+    cells: list[MatrixCell] = field(default_factory=list)  # as `passes`, with marks, tokens and turns
+    kind: str = ""  # the question kind, in the customer's words
+    asked: int = 0  # how many fields the question asks (what "passed" means for this case)
+    lines: int | None = None  # the order's size in lines (None in runs recorded before sizes were stored)
+    failing: bool = False  # some design failed some conversation of the case
+    differ: bool = False  # the designs' pass counts differ
 
 
 @dataclass(frozen=True)
@@ -219,6 +238,7 @@ class OverviewRun:
     deterministic_through: str = ""
     deterministic_lookups: bool = False  # the comparison recorded each design's backend reads
     sources: list[DesignSource] = field(default_factory=list)  # empty for runs recorded before designSources
+    time_note: str = ""  # what a scripted run's time measures (wismo and the servers), "" for a model's run
 
 
 @dataclass(frozen=True)
@@ -229,6 +249,28 @@ class AnswerWarning:
     text: str
     url: str  # relative to the site root: a section of the overview, the review page, the check report
     ok: bool = False  # an all-clear (the claim check flagged nothing): shown with ✓, not ⚠
+
+
+@dataclass(frozen=True)
+class KindVerdict:
+    """One question kind: which design to pick over which order sizes, and on what grounds."""
+
+    kind: str
+    text: str  # "focused at 1–5 lines (right more often); granular at 25–50 lines (fewer tokens)"
+    exception: bool  # the pick differs from the run's overall pick somewhere
+    # (order sizes, design picked there instead, on what grounds)
+    exceptions: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The verdict card's strings: one sentence with its reason, then the exceptions and the figures."""
+
+    design: str  # the design picked ("" when nothing can be picked: one design, nothing passed)
+    sentence: str  # "Prefer focused: …, because …"
+    kinds: list[KindVerdict]  # per question kind, from the crossover view (empty when it has one kind)
+    money: str  # money in USD where priced, else "unknown" and why
+    time: str  # elapsed time, with what it measures for the scripted policy
 
 
 @dataclass(frozen=True)
@@ -245,6 +287,7 @@ class AnswerRun:
     warnings: list[AnswerWarning]
     baseline: str = ""  # which design the others are compared with, where a run must say it (names_baseline)
     nothing_to_compare: str = ""  # a run of one design says so instead of any difference
+    recommendation: Recommendation | None = None  # the verdict: which design to pick and why
 
 
 @dataclass(frozen=True)
