@@ -195,7 +195,8 @@ class ModelResponseReceived(_Model):
     stopReason: str | None = _doc("why the response ended, in the provider's words: Anthropic's stop_reason "
                                   "(end_turn, tool_use, max_tokens, refusal, …); for the Responses API the "
                                   "status (completed), incomplete_details.reason when it was incomplete "
-                                  "(max_output_tokens, content_filter) or refusal; null when not recorded",
+                                  "(max_output_tokens, content_filter) or refusal; for Chat Completions the "
+                                  "finish_reason (stop, tool_calls, length); null when not recorded",
                                   default=None)
     answerFormat: Literal["json_schema", "instructions"] | None = _doc(
         "how the answer's schema was asked for: json_schema (the API constrained the answer to it) or "

@@ -103,6 +103,9 @@ class BudgetsInfo(_Model):
     maxToolCalls: int = _doc("tool calls per conversation")
     requestTimeoutS: float = _doc("seconds one model request may take")
     conversationDeadlineS: float = _doc("seconds one conversation may take in all")
+    maxOutputTokens: int | None = _doc("the output-token cap sent on every model request (--max-output-tokens), "
+                                       "as the API names it; left out in runs recorded before the cap existed",
+                                       default=None, exclude_if=lambda cap: cap is None)
 
 
 class ToolDefinition(_Model):

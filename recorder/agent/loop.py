@@ -41,6 +41,7 @@ from recorder.providers.base import ModelRequest, ModelResponse, Provider, Provi
 
 # The usage block of a request that got no response: nothing was reported, nothing is guessed.
 NO_USAGE = Usage(inputTokens=None, outputTokens=None, cachedTokens=None, estimated=False)
+DEFAULT_MAX_OUTPUT_TOKENS = 4096
 
 
 @dataclass(frozen=True)
@@ -51,11 +52,16 @@ class Budgets:
     max_tool_calls: int = 20
     request_timeout_s: float = 120.0
     conversation_deadline_s: float = 600.0
+    # Sent on every model request as the API names it (max_tokens, max_output_tokens): without a cap a
+    # small local model can generate until the request timeout and hold the server's only slot.
+    # None only for runs recorded before the cap existed (a resume sends what the run sent).
+    max_output_tokens: int | None = DEFAULT_MAX_OUTPUT_TOKENS
 
     def to_json(self) -> dict[str, Any]:
         """As stored in the manifest."""
         return {"maxTurns": self.max_turns, "maxToolCalls": self.max_tool_calls,
-                "requestTimeoutS": self.request_timeout_s, "conversationDeadlineS": self.conversation_deadline_s}
+                "requestTimeoutS": self.request_timeout_s, "conversationDeadlineS": self.conversation_deadline_s,
+                "maxOutputTokens": self.max_output_tokens}
 
 
 @dataclass(frozen=True)
@@ -270,7 +276,7 @@ class Conversation:
         self.tally.turns += 1
         turn = self.tally.turns
         request = ModelRequest(self.instructions, self.tools, list(history), self.answer_schema, turn,
-                               self.budgets.request_timeout_s)
+                               self.budgets.request_timeout_s, self.budgets.max_output_tokens)
         self.log.write(ModelRequestSent(turn=turn, newItems=new_items, historyLength=len(history),
                                         requestBytes=_request_bytes(request)))
         sent = time.perf_counter()

@@ -40,6 +40,7 @@ class ModelRequest:
     answer_schema: dict[str, Any]
     turn: int
     timeout_s: float
+    max_output_tokens: int | None = None  # the output cap (--max-output-tokens); None: the API's default
 
 
 @dataclass(frozen=True)

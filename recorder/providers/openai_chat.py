@@ -15,6 +15,7 @@ from core.domain.linking import ToolSpec
 from core.errors import WismoError
 from recorder.providers._common import ApiKey, SdkProvider, classify_sdk_error, dump, read_key, strict_schema
 from recorder.providers.base import (
+    EarlyStop,
     ModelListing,
     ModelRequest,
     ModelResponse,
@@ -34,6 +35,9 @@ from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retr
 
 if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
     from openai.types.chat import ChatCompletionMessageParam
+
+# finish_reason values that cut the answer short: "length" is the output cap (or the context window).
+EARLY_STOPS: dict[str, EarlyStop] = {"length": "provider_limit", "content_filter": "refused"}
 
 # The SDK refuses to build a client without some key; local servers ignore the header.
 PLACEHOLDER_KEY = "not-needed"
@@ -104,6 +108,7 @@ class OpenAIChatProvider(SdkProvider):
                     raise
         completion = self.parsed(outcome.value)
         choices = list(getattr(completion, "choices", None) or [])
+        finish = getattr(choices[0], "finish_reason", None) if choices else None
         return ModelResponse(
             output_items=from_message(choices[0].message) if choices else [],
             usage=usage_of(getattr(completion, "usage", None)),
@@ -112,11 +117,17 @@ class OpenAIChatProvider(SdkProvider):
             raw_output=[dump(choice) for choice in choices],
             retries=outcome.retries,
             retry_waits_s=outcome.waits_s,
+            stop_reason=finish,
+            early_stop=EARLY_STOPS.get(finish or ""),
         )
 
     async def _send(self, request: ModelRequest, answer_format: str) -> Any:
         """One request with the given answer format, retried on 429/5xx."""
         options: dict[str, Any] = {}
+        if request.max_output_tokens is not None:
+            # max_tokens, not OpenAI's newer max_completion_tokens: every compatible server (llama.cpp,
+            # Ollama, vLLM, LM Studio) reads max_tokens, and not all of them read the other.
+            options["max_tokens"] = request.max_output_tokens
         answer = response_format(answer_format, strict_schema(request.answer_schema))
         if answer is not None:
             options["response_format"] = answer

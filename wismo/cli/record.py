@@ -16,7 +16,7 @@ import click
 from click.core import ParameterSource
 
 from core.errors import WismoError
-from recorder.agent.loop import Budgets, Outcome
+from recorder.agent.loop import DEFAULT_MAX_OUTPUT_TOKENS, Budgets, Outcome
 from recorder.designs.choose import parse_header, parse_server
 from recorder.providers import REGISTRY, honoured_by
 from recorder.providers.base import RequestOption
@@ -171,6 +171,10 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
               help="Seconds one model request may take.")
 @click.option("--deadline", type=click.FloatRange(min=0.01), default=600.0, show_default=True,
               help="Seconds one conversation may take in all.")
+@click.option("--max-output-tokens", type=click.IntRange(min=1), default=DEFAULT_MAX_OUTPUT_TOKENS,
+              show_default=True,
+              help="Output-token cap on every model request (max_tokens, max_output_tokens as each API names it); "
+                   "a reply cut by it is recorded as provider_limit, not as the model's answer.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Folder the run folder is created in.")
 @click.option("--run-id", default=None, help="Name of the run folder (default: time, provider and model).")
@@ -198,7 +202,7 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                    api_key_env: str | None, servers: tuple[str, ...], headers: tuple[str, ...],
                    designs: str | None, baseline: str | None, repetitions: int, case_ids: str | None,
                    dataset_dir: Path | None, concurrency: int, max_turns: int, max_tool_calls: int,
-                   request_timeout: float, deadline: float, out_dir: Path, run_id: str | None,
+                   request_timeout: float, deadline: float, max_output_tokens: int, out_dir: Path, run_id: str | None,
                    structured_output: str, tool_choice: str, reasoning_effort: str | None, prompt_cache: bool,
                    strict_tools: bool, resume_dir: Path | None, keep_errors: bool) -> None:
     """Record every case with every tool design and write the raw run to runs/<run-id>/.
@@ -255,7 +259,7 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                 headers=tuple(parse_header(h) for h in headers), baseline=baseline,
                 repetitions=repetitions, case_ids=_csv(case_ids),
                 dataset_dir=dataset_dir, concurrency=concurrency,
-                budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline),
+                budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline, max_output_tokens),
                 out_dir=out_dir, run_id=run_id, command_line=default_command_line(),
                 structured_output=structured_output, tool_choice=tool_choice,
                 reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools)
