@@ -211,6 +211,9 @@ class ToolCallMade(_Model):
     callId: str = _doc("the provider's call id")
     name: str = _doc("the tool name")
     arguments: str = _doc("the JSON text the model produced, verbatim")
+    fromText: bool = _doc("the model wrote this call in its message text and wismo read it (--text-tool-calls); "
+                          "the response's function_call item carries fromText and textShape too. Left out "
+                          "for a native call", default=False, exclude_if=lambda written: not written)
 
 
 class ToolResultReceived(_Model):

@@ -202,6 +202,10 @@ class Manifest(_Model):
         "openai-chat's tool_choice: auto on every request, or a tool forced on each conversation's first request "
         "(required, or first-tool: the design's first tool by name); null when the provider sends none",
         default=None)
+    textToolCalls: bool = _doc(
+        "--text-tool-calls: tool calls the model wrote in its message text (fenced JSON, <tool_call> tags, "
+        "<function> elements, bare JSON naming a tool) were read as calls; each is marked fromText in the trace. "
+        "Not native tool calling. Left out when false", default=False, exclude_if=lambda used: not used)
     instructions: str = _doc("the instructions for the default question (every field but paymentStatus); "
                              "questionKinds holds what each case's question received")
     answerSchema: dict[str, Any] = _doc("the JSON schema of the default question's answer")

@@ -8,6 +8,7 @@ answers with text or a budget runs out. Every budget is enforced and recorded wh
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from core.runformat.events import (
     Usage,
 )
 from core.runformat.write import ConversationLog, RunWriteError, now_us
+from recorder.agent.text_calls import as_output_items, parse_text_calls
 from recorder.designs.mcp_client import ServerDied, ToolServer
 from recorder.providers.base import ModelRequest, ModelResponse, Provider, ProviderError
 
@@ -168,10 +170,11 @@ class Conversation:
     def __init__(self, plan: ConversationPlan, provider: Provider, server: ToolServer, tools: list[ToolSpec],
                  instructions: str, answer_schema: dict[str, Any], budgets: Budgets, log: ConversationLog,
                  on_response: Any = None, interruption: Callable[[], str] | None = None,
-                 after_abandoned: AbandonedRequest | None = None) -> None:
+                 after_abandoned: AbandonedRequest | None = None, text_tool_calls: bool = False) -> None:
         self.plan, self.provider, self.server, self.tools = plan, provider, server, tools
         self.instructions, self.answer_schema, self.budgets, self.log = instructions, answer_schema, budgets, log
         self.on_response, self.after_abandoned = on_response, after_abandoned
+        self.text_tool_calls = text_tool_calls
         # What to say when the conversation is cancelled from outside (the runner knows why).
         self.interruption = interruption or (lambda: "the run was interrupted (Ctrl-C or a signal)")
         self.tally = _Tally()
@@ -303,6 +306,8 @@ class Conversation:
             unexpected = ProviderError("unexpected", f"{type(exc).__name__}: {exc}")
             self._log_failed_response(turn, sent, unexpected)
             raise _Stop("provider_error", None, f"{unexpected.kind}: {unexpected}", unexpected) from None
+        if self.text_tool_calls:
+            response = self._with_text_calls(response, turn)
         usage = response.usage.to_json()
         self.tally.add_usage(usage)
         # A 200 with nothing in it (no choices, no output items, no content blocks) is the provider's
@@ -323,6 +328,19 @@ class Conversation:
             raise _Stop("provider_error", None, f"{malformed.kind}: {malformed}", malformed)
         return response
 
+    def _with_text_calls(self, response: ModelResponse, turn: int) -> ModelResponse:
+        """The response with the calls its text holds added as function_call items (marked fromText).
+
+        Only when it made no native call and was not cut short: a server that parsed the calls, or a
+        reply the cap ended, is taken as it came.
+        """
+        if response.early_stop is not None or any(i["type"] == "function_call" for i in response.output_items):
+            return response
+        calls = parse_text_calls(_text(response), self._tool_names)
+        if not calls:
+            return response
+        return dataclasses.replace(response, output_items=[*response.output_items, *as_output_items(calls, turn)])
+
     def _log_failed_response(self, turn: int, sent: float, failure: ProviderError) -> None:
         self.log.write(ModelResponseReceived(
             turn=turn, outputItems=[], usage=NO_USAGE, model=None, responseId=None,
@@ -335,7 +353,7 @@ class Conversation:
         for call in calls:
             self.tally.tool_calls += 1
             self.log.write(ToolCallMade(turn=turn, callId=call["callId"], name=call["name"],
-                                        arguments=call["arguments"]))
+                                        arguments=call["arguments"], fromText=bool(call.get("fromText"))))
         results: dict[int, dict[str, Any]] = {}
         try:
             await asyncio.gather(*(self._run_tool(turn, index, call, results) for index, call in enumerate(calls)))

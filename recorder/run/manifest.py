@@ -81,6 +81,7 @@ def build_manifest(run_id: str, options: RecordOptions, choice: DesignChoice, pr
         "concurrency": options.concurrency,
         "budgets": options.budgets.to_json(),
         **provider.request_shape(),
+        "textToolCalls": options.text_tool_calls,
         "instructions": build_instructions(dataset.records.clock),
         "answerSchema": ANSWER_SCHEMA,
         "questionKinds": [{"asks": list(asks), "instructions": build_instructions(dataset.records.clock, asks),

@@ -192,6 +192,10 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
               help="Send Anthropic's prompt-cache markers (OpenAI caches automatically and has no switch).")
 @click.option("--strict-tools", is_flag=True,
               help=f"Send function tools with strict: true ({_honouring('strict_tools')}).")
+@click.option("--text-tool-calls", is_flag=True,
+              help="Read tool calls the model wrote in its message text (fenced JSON, <tool_call> tags, <function> "
+                   "elements, bare JSON naming a tool) as calls, for small local models whose server parses none. "
+                   "Every such call is marked fromText; the manifest, summarize and the site say the run used it.")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Continue a run: re-run what did not finish and what ended in a provider, tool, timeout or "
                    "interrupted fault; keep everything else.")
@@ -204,7 +208,7 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                    dataset_dir: Path | None, concurrency: int, max_turns: int, max_tool_calls: int,
                    request_timeout: float, deadline: float, max_output_tokens: int, out_dir: Path, run_id: str | None,
                    structured_output: str, tool_choice: str, reasoning_effort: str | None, prompt_cache: bool,
-                   strict_tools: bool, resume_dir: Path | None, keep_errors: bool) -> None:
+                   strict_tools: bool, text_tool_calls: bool, resume_dir: Path | None, keep_errors: bool) -> None:
     """Record every case with every tool design and write the raw run to runs/<run-id>/.
 
     Runs the deterministic comparison first (every design's records against wismo's granular
@@ -262,7 +266,8 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                 budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline, max_output_tokens),
                 out_dir=out_dir, run_id=run_id, command_line=default_command_line(),
                 structured_output=structured_output, tool_choice=tool_choice,
-                reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools)
+                reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools,
+                text_tool_calls=text_tool_calls)
             result = run_recording(record(options, progress, after=check_claims))
     except RunInterrupted as stopped:
         interrupted = stopped
