@@ -49,6 +49,17 @@ class Usage(_Model):
     estimated: bool = _doc("true when wismo estimated the counts offline (the scripted policy)")
 
 
+class ServerTimings(_Model):
+    """Where a local server says a request's time went (llama-server's `timings` object), as it reported it."""
+
+    promptTokens: int | None = _doc("prompt tokens it processed (timings.prompt_n), those served from its cache "
+                                    "not included", default=None)
+    cachedTokens: int | None = _doc("prompt tokens it reused from its cache (timings.cache_n)", default=None)
+    promptMs: float | None = _doc("milliseconds processing the prompt (timings.prompt_ms)", default=None)
+    generatedTokens: int | None = _doc("tokens it generated (timings.predicted_n)", default=None)
+    generatedMs: float | None = _doc("milliseconds generating them (timings.predicted_ms)", default=None)
+
+
 class ResponseError(_Model):
     """Why a model request failed for good."""
 
@@ -201,6 +212,9 @@ class ModelResponseReceived(_Model):
     answerFormat: Literal["json_schema", "instructions"] | None = _doc(
         "how the answer's schema was asked for: json_schema (the API constrained the answer to it) or "
         "instructions (the instructions alone asked for it); null when not recorded", default=None)
+    serverTimings: ServerTimings | None = _doc(
+        "where the server says the request's time went (llama-server's timings); left out when it said nothing",
+        default=None, exclude_if=lambda timings: timings is None)
 
 
 class ToolCallMade(_Model):

@@ -30,6 +30,7 @@ from core.runformat.events import (
     ModelResponseReceived,
     ResponseError,
     Score,
+    ServerTimings,
     Status,
     ToolCallMade,
     ToolErrorKind,
@@ -321,7 +322,8 @@ class Conversation:
             retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s],
             error=ResponseError.model_validate(malformed.to_json()) if malformed else None,
             rawOutput=response.raw_output,
-            stopReason=response.stop_reason, answerFormat=response.answer_format))
+            stopReason=response.stop_reason, answerFormat=response.answer_format,
+            serverTimings=ServerTimings.model_validate(response.server_timings) if response.server_timings else None))
         if self.on_response:
             self.on_response(self.plan, turn, usage)
         if malformed is not None:

@@ -119,6 +119,7 @@ class OpenAIChatProvider(SdkProvider):
             retry_waits_s=outcome.waits_s,
             stop_reason=finish,
             early_stop=EARLY_STOPS.get(finish or ""),
+            server_timings=timings_of(getattr(completion, "timings", None)),
         )
 
     async def _send(self, request: ModelRequest, answer_format: str) -> Any:
@@ -204,6 +205,26 @@ def from_message(message: Any) -> list[dict[str, Any]]:
         items.append({"type": "function_call", "callId": call.id, "name": function.name,
                       "arguments": function.arguments})
     return items
+
+
+# llama-server's `timings` fields and the run format's names for them (core.runformat.events.ServerTimings).
+_TIMINGS = {"prompt_n": "promptTokens", "cache_n": "cachedTokens", "prompt_ms": "promptMs",
+            "predicted_n": "generatedTokens", "predicted_ms": "generatedMs"}
+
+
+def timings_of(timings: Any) -> dict[str, Any] | None:
+    """llama-server's `timings` (an extra field the SDK keeps as it came) in the run format's names; None: none.
+
+    A value that is not a number is left out rather than guessed.
+    """
+    if not isinstance(timings, dict):
+        return None
+    found = {name: timings[key] for key, name in _TIMINGS.items()
+             if isinstance(timings.get(key), int | float) and not isinstance(timings.get(key), bool)}
+    for name in ("promptTokens", "cachedTokens", "generatedTokens"):
+        if name in found:
+            found[name] = int(found[name])
+    return found or None
 
 
 def usage_of(usage: Any) -> Usage:
