@@ -30,7 +30,8 @@ SELECT m.runId AS run_id, m.schemaVersion AS schema_version, m.designs, m.repeti
        m.tokenCounts AS token_counts, m.dataset, m.instructions, m.tools, m.budgets,
        m.startedAt AS started_at, m.finishedAt AS finished_at, m.cases, m.plan,
        m.structuredOutput AS structured_output, m.toolChoice AS tool_choice,
-       coalesce(m.baseline, m.designs[1]) AS baseline, m.designSources AS design_sources
+       coalesce(m.baseline, m.designs[1]) AS baseline, m.designSources AS design_sources,
+       coalesce(m.textToolCalls, false) AS text_tool_calls, m.userInstructions AS user_instructions
 FROM (SELECT json_transform(content, '{
         "schemaVersion": "BIGINT", "runId": "VARCHAR", "designs": ["VARCHAR"], "repetitions": "BIGINT",
         "provider": {"name": "VARCHAR", "label": "VARCHAR", "isLanguageModel": "BOOLEAN",
@@ -41,7 +42,8 @@ FROM (SELECT json_transform(content, '{
         "startedAt": "VARCHAR", "finishedAt": "VARCHAR",
         "structuredOutput": {"requested": "VARCHAR", "used": "VARCHAR",
                              "fallbacks": [{"rejected": "VARCHAR", "reason": "VARCHAR", "at": "VARCHAR"}]},
-        "toolChoice": "VARCHAR", "baseline": "VARCHAR", "designSources": "JSON",
+        "toolChoice": "VARCHAR", "baseline": "VARCHAR", "designSources": "JSON", "textToolCalls": "BOOLEAN",
+        "userInstructions": {"file": "VARCHAR", "sha256": "VARCHAR"},
         "cases": [{"caseId": "VARCHAR", "orderId": "VARCHAR", "question": "VARCHAR", "asks": ["VARCHAR"],
                    "expected": {"deliveredSkus": ["VARCHAR"], "outstandingSkus": ["VARCHAR"],
                                 "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR",

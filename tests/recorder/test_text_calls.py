@@ -122,3 +122,20 @@ def test_an_unknown_tool_written_as_text_is_recorded_as_the_model_s_mistake(tmp_
     kinds = [r["errorKind"] for r in lines if r["type"] == "tool_result"]
     assert kinds == ["unknown_tool", "unknown_tool"]
     assert_valid(result.run_dir)
+
+
+def test_summarize_says_the_calls_were_read_from_text_and_whose_instructions_were_sent(tmp_path):
+    from recorder.run.options import Guidance
+    from tests.helpers import run_wismo
+
+    guidance_file = tmp_path / "mine.txt"
+    guidance_file.write_text("Always look up the order with the tools before answering.\n")
+    server = llama_server_small_model(answer=correct_answer)
+    with server.serve() as fake:
+        result = asyncio.run(record(options(fake, tmp_path, "said", designs=("granular",), text_tool_calls=True,
+                                            guidance=Guidance.read(guidance_file))))
+    done = run_wismo("summarize", str(result.run_dir), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    requests = " ".join(" ".join(done.stdout.splitlines()[:6]).split())  # the lines are wrapped to the terminal
+    assert "tool calls read from the model's text (--text-tool-calls), not native tool calling" in requests
+    assert f"the user's own instructions ({guidance_file}" in requests
