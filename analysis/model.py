@@ -150,6 +150,11 @@ class DesignMetrics:
     status_counts: dict[str, int]
     stats: dict[str, Stat]  # METRICS -> Stat
     pass_hat_k: dict[int, float]  # k -> pass^k (tau-bench), k = 1..repetitions
+    # Conversations that ended with the model's answer without one tool result that was not an error,
+    # and those of them that passed anyway (metrics_designs.sql)
+    answered_without_evidence: int = 0
+    passed_without_evidence: int = 0
+    text_calls: int = 0  # tool calls read from the model's text (--text-tool-calls), of all its tool calls
 
 
 @dataclass(frozen=True)

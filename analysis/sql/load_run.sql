@@ -125,6 +125,7 @@ WITH lines AS (
         conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
         caseId: 'VARCHAR', design: 'VARCHAR', repetition: 'BIGINT', pairIndex: 'BIGINT',
         pairPosition: 'BIGINT', turn: 'BIGINT', callId: 'VARCHAR', bytes: 'BIGINT',
+        isError: 'BOOLEAN', fromText: 'BOOLEAN',
         lookups: 'STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT)',
         usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT, reasoningTokens BIGINT,
                       estimated BOOLEAN)', model: 'VARCHAR',
@@ -173,6 +174,10 @@ SELECT readable, foreign_run, conversationId AS conversation_id, attempt,
              'output_tokens': usage.outputTokens, 'cached_tokens': usage.cachedTokens,
              'estimated': usage.estimated}) FILTER (WHERE type = 'model_response') AS response_usage,
        sum(CASE WHEN type = 'tool_result' THEN bytes END) AS result_bytes,
+       -- results that were not errors: the records the conversation gathered before it answered
+       count_if(type = 'tool_result' AND isError IS NOT DISTINCT FROM false)::BIGINT AS records_gathered,
+       -- calls read from the model's text (--text-tool-calls), not made natively
+       count_if(type = 'tool_call' AND fromText IS NOT DISTINCT FROM true)::BIGINT AS text_calls,
        sum(CASE WHEN type = 'tool_result' THEN lookups.orders END) AS lookups_orders,
        sum(CASE WHEN type = 'tool_result' THEN lookups.payments END) AS lookups_payments,
        sum(CASE WHEN type = 'tool_result' THEN lookups.reservations END) AS lookups_reservations,

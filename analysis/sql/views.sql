@@ -77,6 +77,7 @@ SELECT t.conversation_id, t.attempt, t.case_id, t.design, t.repetition, t.pair_i
        t.input_tokens + t.output_tokens AS total_tokens,
        t.claimed.elapsedMs AS elapsed_ms,
        coalesce(t.result_bytes, 0) AS tool_result_bytes,
+       coalesce(t.records_gathered, 0) AS records_gathered, coalesce(t.text_calls, 0) AS text_calls,
        CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_orders, 0) END AS lookups_orders,
        CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_payments, 0) END AS lookups_payments,
        CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_reservations, 0) END AS lookups_reservations,

@@ -139,3 +139,7 @@ def test_summarize_says_the_calls_were_read_from_text_and_whose_instructions_wer
     requests = " ".join(" ".join(done.stdout.splitlines()[:6]).split())  # the lines are wrapped to the terminal
     assert "tool calls read from the model's text (--text-tool-calls), not native tool calling" in requests
     assert f"the user's own instructions ({guidance_file}" in requests
+    text = " ".join(done.stdout.split())
+    calls = sum(1 for e in events(result.run_dir) if e["type"] == "tool_call")
+    assert calls and f"tool calls read from the model's text (--text-tool-calls; not native tool calls): " \
+                     f"granular {calls}" in text
