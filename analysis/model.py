@@ -328,6 +328,9 @@ class TurnDetail:
     reasoning_tokens: int | None = None
     stop_reason: str | None = None  # in the provider's words; None when not recorded
     answer_format: str | None = None  # json_schema or instructions; None when not recorded
+    # the server's own account of the request (promptTokens, cachedTokens, promptMs, generatedTokens,
+    # generatedMs: llama-server's timings); None when it sent none
+    server_timings: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

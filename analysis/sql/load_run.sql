@@ -248,4 +248,5 @@ CREATE OR REPLACE TABLE event_details (
     model VARCHAR, latencyMs DOUBLE, retries BIGINT, error JSON, stopReason VARCHAR, answerFormat VARCHAR,
     callId VARCHAR, name VARCHAR, arguments VARCHAR, text VARCHAR, isError BOOLEAN,
     errorKind VARCHAR, bytes BIGINT, finalText VARCHAR, assessment JSON,
-    lookups STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT));
+    lookups STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT),
+    serverTimings STRUCT(promptTokens BIGINT, cachedTokens BIGINT, promptMs DOUBLE, generatedTokens BIGINT, generatedMs DOUBLE));

@@ -145,7 +145,7 @@ SELECT q.conversationId AS conversation_id, q.attempt, q.turn, q.seq AS request_
        r.usage.cachedTokens AS cached_tokens, r.usage.reasoningTokens AS reasoning_tokens,
        coalesce(r.usage.estimated, false) AS estimated,
        r.latencyMs AS latency_ms, r.retries, r.error, r.model, r.outputItems AS output_items,
-       r.stopReason AS stop_reason, r.answerFormat AS answer_format
+       r.stopReason AS stop_reason, r.answerFormat AS answer_format, r.serverTimings AS server_timings
 FROM live_details q
 LEFT JOIN live_details r
        ON r.type = 'model_response' AND r.conversationId = q.conversationId AND r.attempt = q.attempt
