@@ -61,7 +61,9 @@ def run_info(db: RunDatabase) -> RunInfo:
         finished_at=row["finished_at"], budgets=json.loads(row["budgets"] or "{}"),
         structured_output=json.loads(row["structured_output"]) if row["structured_output"] else None,
         tool_choice=row["tool_choice"], baseline_design=row["baseline"],
-        design_sources=json.loads(row["design_sources"] or "null") or {})
+        design_sources=json.loads(row["design_sources"] or "null") or {},
+        text_tool_calls=bool(row["text_tool_calls"]),
+        user_instructions=json.loads(row["user_instructions"]) if row["user_instructions"] else None)
 
 
 def _case(raw: dict[str, Any]) -> dict[str, Any]:

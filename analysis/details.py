@@ -35,7 +35,7 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
             new_items=_json(row["new_items"]) or [], output_items=_json(row["output_items"]) or [],
             tool_calls=calls.get((*key, row["turn"]), []), error=_json(row["error"]), model=row["model"],
             reasoning_tokens=row["reasoning_tokens"], stop_reason=row["stop_reason"],
-            answer_format=row["answer_format"]))
+            answer_format=row["answer_format"], server_timings=row["server_timings"]))
     run_id = db.manifest_value("run_id")
     return [ConversationDetail(
         run_id=run_id, conversation_id=row["conversation_id"], attempt=row["attempt"], case_id=row["case_id"],

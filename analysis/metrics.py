@@ -34,7 +34,10 @@ def design_metrics(db: RunDatabase, info: RunInfo) -> list[DesignMetrics]:
                           conversations=row["conversations"], passed=row["passed"], pass_rate=row["pass_rate"],
                           field_pass_rates={name: row[name] for name in ASSESSMENT_FIELDS},
                           status_counts=dict(row["status_counts"]), stats=_in_order(stats.get(row["design"], {})),
-                          pass_hat_k=pass_hat_k.get(row["design"], {}))
+                          pass_hat_k=pass_hat_k.get(row["design"], {}),
+                          answered_without_evidence=row["answered_without_evidence"],
+                          passed_without_evidence=row["passed_without_evidence"],
+                          text_calls=row["text_calls"] or 0)
             for row in db.query_dicts("metrics_designs.sql")]
 
 

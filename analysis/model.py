@@ -70,6 +70,9 @@ class RunInfo:
     # design -> {"command": [...]} or {"url": ...} (secrets stripped), "serverName", "serverVersion";
     # empty for runs recorded before designs could be brought
     design_sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # --text-tool-calls: calls the model wrote as text were read as calls (each marked fromText)
+    text_tool_calls: bool = False
+    user_instructions: dict[str, Any] | None = None  # --instructions: {file, sha256}; None: wismo's default
 
     @property
     def baseline(self) -> str:
@@ -83,7 +86,8 @@ class RunInfo:
 
     def request_shape(self) -> str | None:
         """How openai-chat shaped the requests: the answer format (with any fallback) and the tool choice."""
-        if self.structured_output is None and self.tool_choice is None:
+        if self.structured_output is None and self.tool_choice is None and not self.text_tool_calls \
+                and self.user_instructions is None:
             return None
         parts = []
         if self.structured_output is not None:
@@ -97,6 +101,11 @@ class RunInfo:
             parts.append(text)
         if self.tool_choice is not None:
             parts.append(f"tool_choice {self.tool_choice}")
+        if self.text_tool_calls:
+            parts.append("tool calls read from the model's text (--text-tool-calls), not native tool calling")
+        if self.user_instructions is not None:
+            digest = str(self.user_instructions.get("sha256") or "").removeprefix("sha256:")[:12]
+            parts.append(f"the user's own instructions ({self.user_instructions.get('file')}, sha256 {digest})")
         return "; ".join(parts)
 
 
@@ -141,6 +150,11 @@ class DesignMetrics:
     status_counts: dict[str, int]
     stats: dict[str, Stat]  # METRICS -> Stat
     pass_hat_k: dict[int, float]  # k -> pass^k (tau-bench), k = 1..repetitions
+    # Conversations that ended with the model's answer without one tool result that was not an error,
+    # and those of them that passed anyway (metrics_designs.sql)
+    answered_without_evidence: int = 0
+    passed_without_evidence: int = 0
+    text_calls: int = 0  # tool calls read from the model's text (--text-tool-calls), of all its tool calls
 
 
 @dataclass(frozen=True)
@@ -314,6 +328,9 @@ class TurnDetail:
     reasoning_tokens: int | None = None
     stop_reason: str | None = None  # in the provider's words; None when not recorded
     answer_format: str | None = None  # json_schema or instructions; None when not recorded
+    # the server's own account of the request (promptTokens, cachedTokens, promptMs, generatedTokens,
+    # generatedMs: llama-server's timings); None when it sent none
+    server_timings: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -30,4 +30,14 @@ def run_warnings(designs: Iterable[DesignMetrics]) -> list[str]:
         stat = design.stats.get("toolCalls")
         if called_no_tool([stat.max if stat else None], design.status_counts):
             warnings.append(no_tool_call_warning(design.design))
+        if design.answered_without_evidence:
+            warnings.append(without_evidence_warning(design))
     return warnings
+
+
+def without_evidence_warning(design: DesignMetrics) -> str:
+    """The warning for a design whose model answered without any record gathered: never a quiet fail."""
+    count, passed = design.answered_without_evidence, design.passed_without_evidence
+    return (f"{count} of {design.conversations} {design.design} conversation{'s' * (design.conversations != 1)} "
+            f"answered without evidence: no tool had returned a record"
+            + (f" ({passed} passed anyway, by luck or by guessing)" if passed else ""))

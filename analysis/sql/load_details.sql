@@ -1,7 +1,7 @@
 -- Loads the heavy fields of events.jsonl that the conversation pages show into event_details:
 -- history items (newItems), output items, tool arguments and result text, latencies, errors, stop
 -- reasons and answer formats, the final text and the whole parsed answer, and each tool result's
--- backend lookups. A second pass over the file, run only when a page needs
+-- backend lookups, and the server's timings of each response. A second pass over the file, run only when a page needs
 -- it (validation and the metrics never do). Run after load_run.sql; views.sql's model_requests,
 -- tool_calls and turn_tokens read it. maximum_object_size is set as in load_run.sql (which explains
 -- why it starts at 16 MiB and when wismo raises it).
@@ -19,6 +19,7 @@ FROM read_json(getvariable('run_dir') || '/events.jsonl', format = 'newline_deli
     answerFormat: 'VARCHAR', callId: 'VARCHAR',
     name: 'VARCHAR', arguments: 'VARCHAR', text: 'VARCHAR', isError: 'BOOLEAN', errorKind: 'VARCHAR',
     bytes: 'BIGINT', finalText: 'VARCHAR', assessment: 'JSON',
-    lookups: 'STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT)'})
+    lookups: 'STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT)',
+    serverTimings: 'STRUCT(promptTokens BIGINT, cachedTokens BIGINT, promptMs DOUBLE, generatedTokens BIGINT, generatedMs DOUBLE)'})
 WHERE runId = getvariable('run_id')
   AND type IN ('model_request', 'model_response', 'tool_call', 'tool_result', 'conversation_finished');

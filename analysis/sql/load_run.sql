@@ -30,7 +30,8 @@ SELECT m.runId AS run_id, m.schemaVersion AS schema_version, m.designs, m.repeti
        m.tokenCounts AS token_counts, m.dataset, m.instructions, m.tools, m.budgets,
        m.startedAt AS started_at, m.finishedAt AS finished_at, m.cases, m.plan,
        m.structuredOutput AS structured_output, m.toolChoice AS tool_choice,
-       coalesce(m.baseline, m.designs[1]) AS baseline, m.designSources AS design_sources
+       coalesce(m.baseline, m.designs[1]) AS baseline, m.designSources AS design_sources,
+       coalesce(m.textToolCalls, false) AS text_tool_calls, m.userInstructions AS user_instructions
 FROM (SELECT json_transform(content, '{
         "schemaVersion": "BIGINT", "runId": "VARCHAR", "designs": ["VARCHAR"], "repetitions": "BIGINT",
         "provider": {"name": "VARCHAR", "label": "VARCHAR", "isLanguageModel": "BOOLEAN",
@@ -41,7 +42,8 @@ FROM (SELECT json_transform(content, '{
         "startedAt": "VARCHAR", "finishedAt": "VARCHAR",
         "structuredOutput": {"requested": "VARCHAR", "used": "VARCHAR",
                              "fallbacks": [{"rejected": "VARCHAR", "reason": "VARCHAR", "at": "VARCHAR"}]},
-        "toolChoice": "VARCHAR", "baseline": "VARCHAR", "designSources": "JSON",
+        "toolChoice": "VARCHAR", "baseline": "VARCHAR", "designSources": "JSON", "textToolCalls": "BOOLEAN",
+        "userInstructions": {"file": "VARCHAR", "sha256": "VARCHAR"},
         "cases": [{"caseId": "VARCHAR", "orderId": "VARCHAR", "question": "VARCHAR", "asks": ["VARCHAR"],
                    "expected": {"deliveredSkus": ["VARCHAR"], "outstandingSkus": ["VARCHAR"],
                                 "delayReasons": ["VARCHAR"], "deliveryEstimate": "VARCHAR",
@@ -123,6 +125,7 @@ WITH lines AS (
         conversationId: 'VARCHAR', attempt: 'BIGINT', seq: 'BIGINT',
         caseId: 'VARCHAR', design: 'VARCHAR', repetition: 'BIGINT', pairIndex: 'BIGINT',
         pairPosition: 'BIGINT', turn: 'BIGINT', callId: 'VARCHAR', bytes: 'BIGINT',
+        isError: 'BOOLEAN', fromText: 'BOOLEAN',
         lookups: 'STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT)',
         usage: 'STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT, reasoningTokens BIGINT,
                       estimated BOOLEAN)', model: 'VARCHAR',
@@ -173,6 +176,10 @@ SELECT readable, foreign_run, conversationId AS conversation_id, attempt,
              'output_tokens': usage.outputTokens, 'cached_tokens': usage.cachedTokens,
              'estimated': usage.estimated}) FILTER (WHERE type = 'model_response') AS response_usage,
        sum(CASE WHEN type = 'tool_result' THEN bytes END) AS result_bytes,
+       -- results that were not errors: the records the conversation gathered before it answered
+       count_if(type = 'tool_result' AND isError IS NOT DISTINCT FROM false)::BIGINT AS records_gathered,
+       -- calls read from the model's text (--text-tool-calls), not made natively
+       count_if(type = 'tool_call' AND fromText IS NOT DISTINCT FROM true)::BIGINT AS text_calls,
        sum(CASE WHEN type = 'tool_result' THEN lookups.orders END) AS lookups_orders,
        sum(CASE WHEN type = 'tool_result' THEN lookups.payments END) AS lookups_payments,
        sum(CASE WHEN type = 'tool_result' THEN lookups.reservations END) AS lookups_reservations,
@@ -252,4 +259,5 @@ CREATE OR REPLACE TABLE event_details (
     model VARCHAR, latencyMs DOUBLE, retries BIGINT, error JSON, stopReason VARCHAR, answerFormat VARCHAR,
     callId VARCHAR, name VARCHAR, arguments VARCHAR, text VARCHAR, isError BOOLEAN,
     errorKind VARCHAR, bytes BIGINT, finalText VARCHAR, assessment JSON,
-    lookups STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT));
+    lookups STRUCT(orders BIGINT, payments BIGINT, reservations BIGINT, tracking BIGINT, notFound BIGINT),
+    serverTimings STRUCT(promptTokens BIGINT, cachedTokens BIGINT, promptMs DOUBLE, generatedTokens BIGINT, generatedMs DOUBLE));

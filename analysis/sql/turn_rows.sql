@@ -1,11 +1,13 @@
 -- One row per model request of every finished conversation (live attempt), turn by turn: tokens
 -- with what was carried from the previous request and what is new, latency, request size, the
 -- history items appended since the previous request, the output items, the error, the model, the
--- reasoning tokens, the stop reason and how the answer schema was asked for.
+-- reasoning tokens, the stop reason, how the answer schema was asked for and the server's timings
+-- (llama-server's; NULL when it sent none).
 -- Needs load_details.sql.
 SELECT t.conversation_id, t.attempt, t.turn, t.input_tokens, t.output_tokens, t.cached_tokens,
        t.carried_tokens, t.new_tokens, t.estimated, t.latency_ms, t.request_bytes, t.history_length,
-       q.new_items, q.output_items, q.error, q.model, t.reasoning_tokens, q.stop_reason, q.answer_format
+       q.new_items, q.output_items, q.error, q.model, t.reasoning_tokens, q.stop_reason, q.answer_format,
+       q.server_timings
 FROM turn_tokens t
 JOIN model_requests q USING (conversation_id, attempt, turn)
 JOIN conversations c USING (conversation_id, attempt)

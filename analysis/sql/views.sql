@@ -78,6 +78,7 @@ SELECT t.conversation_id, t.attempt, t.case_id, t.design, t.repetition, t.pair_i
        t.input_tokens + t.output_tokens AS total_tokens,
        t.claimed.elapsedMs AS elapsed_ms,
        coalesce(t.result_bytes, 0) AS tool_result_bytes,
+       coalesce(t.records_gathered, 0) AS records_gathered, coalesce(t.text_calls, 0) AS text_calls,
        CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_orders, 0) END AS lookups_orders,
        CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_payments, 0) END AS lookups_payments,
        CASE WHEN t.claimed.lookups IS NOT NULL THEN coalesce(t.lookups_reservations, 0) END AS lookups_reservations,
@@ -163,7 +164,7 @@ SELECT q.conversationId AS conversation_id, q.attempt, q.turn, q.seq AS request_
        r.usage.cachedTokens AS cached_tokens, r.usage.reasoningTokens AS reasoning_tokens,
        coalesce(r.usage.estimated, false) AS estimated,
        r.latencyMs AS latency_ms, r.retries, r.error, r.model, r.outputItems AS output_items,
-       r.stopReason AS stop_reason, r.answerFormat AS answer_format
+       r.stopReason AS stop_reason, r.answerFormat AS answer_format, r.serverTimings AS server_timings
 FROM live_details q
 LEFT JOIN live_details r
        ON r.type = 'model_response' AND r.conversationId = q.conversationId AND r.attempt = q.attempt

@@ -49,6 +49,17 @@ class Usage(_Model):
     estimated: bool = _doc("true when wismo estimated the counts offline (the scripted policy)")
 
 
+class ServerTimings(_Model):
+    """Where a local server says a request's time went (llama-server's `timings` object), as it reported it."""
+
+    promptTokens: int | None = _doc("prompt tokens it processed (timings.prompt_n), those served from its cache "
+                                    "not included", default=None)
+    cachedTokens: int | None = _doc("prompt tokens it reused from its cache (timings.cache_n)", default=None)
+    promptMs: float | None = _doc("milliseconds processing the prompt (timings.prompt_ms)", default=None)
+    generatedTokens: int | None = _doc("tokens it generated (timings.predicted_n)", default=None)
+    generatedMs: float | None = _doc("milliseconds generating them (timings.predicted_ms)", default=None)
+
+
 class ResponseError(_Model):
     """Why a model request failed for good."""
 
@@ -195,11 +206,15 @@ class ModelResponseReceived(_Model):
     stopReason: str | None = _doc("why the response ended, in the provider's words: Anthropic's stop_reason "
                                   "(end_turn, tool_use, max_tokens, refusal, …); for the Responses API the "
                                   "status (completed), incomplete_details.reason when it was incomplete "
-                                  "(max_output_tokens, content_filter) or refusal; null when not recorded",
+                                  "(max_output_tokens, content_filter) or refusal; for Chat Completions the "
+                                  "finish_reason (stop, tool_calls, length); null when not recorded",
                                   default=None)
     answerFormat: Literal["json_schema", "instructions"] | None = _doc(
         "how the answer's schema was asked for: json_schema (the API constrained the answer to it) or "
         "instructions (the instructions alone asked for it); null when not recorded", default=None)
+    serverTimings: ServerTimings | None = _doc(
+        "where the server says the request's time went (llama-server's timings); left out when it said nothing",
+        default=None, exclude_if=lambda timings: timings is None)
 
 
 class ToolCallMade(_Model):
@@ -210,6 +225,9 @@ class ToolCallMade(_Model):
     callId: str = _doc("the provider's call id")
     name: str = _doc("the tool name")
     arguments: str = _doc("the JSON text the model produced, verbatim")
+    fromText: bool = _doc("the model wrote this call in its message text and wismo read it (--text-tool-calls); "
+                          "the response's function_call item carries fromText and textShape too. Left out "
+                          "for a native call", default=False, exclude_if=lambda written: not written)
 
 
 class ToolResultReceived(_Model):

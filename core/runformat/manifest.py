@@ -103,6 +103,9 @@ class BudgetsInfo(_Model):
     maxToolCalls: int = _doc("tool calls per conversation")
     requestTimeoutS: float = _doc("seconds one model request may take")
     conversationDeadlineS: float = _doc("seconds one conversation may take in all")
+    maxOutputTokens: int | None = _doc("the output-token cap sent on every model request (--max-output-tokens), "
+                                       "as the API names it; left out in runs recorded before the cap existed",
+                                       default=None, exclude_if=lambda cap: cap is None)
 
 
 class ToolDefinition(_Model):
@@ -163,6 +166,14 @@ class StructuredOutputInfo(_Model):
     fallbacks: list[FormatFallback] = _doc("every format the server refused, in order", default_factory=list)
 
 
+class UserInstructions(_Model):
+    """The user's own instructions (--instructions FILE), which replaced wismo's guidance for every design."""
+
+    file: str = _doc("the file as given on the command line")
+    sha256: str = _doc("sha256 of its text, `sha256:<hex>`")
+    text: str = _doc("its text; every design's instructions are this, then the answer format wismo appends")
+
+
 class HostInfo(_Model):
     """The machine that recorded the run."""
 
@@ -199,8 +210,15 @@ class Manifest(_Model):
         "openai-chat's tool_choice: auto on every request, or a tool forced on each conversation's first request "
         "(required, or first-tool: the design's first tool by name); null when the provider sends none",
         default=None)
+    textToolCalls: bool = _doc(
+        "--text-tool-calls: tool calls the model wrote in its message text (fenced JSON, <tool_call> tags, "
+        "<function> elements, bare JSON naming a tool) were read as calls; each is marked fromText in the trace. "
+        "Not native tool calling. Left out when false", default=False, exclude_if=lambda used: not used)
     instructions: str = _doc("the instructions for the default question (every field but paymentStatus); "
                              "questionKinds holds what each case's question received")
+    userInstructions: UserInstructions | None = _doc(
+        "--instructions FILE: the user's guidance that replaced wismo's default; left out when the default was sent",
+        default=None, exclude_if=lambda given: given is None)
     answerSchema: dict[str, Any] = _doc("the JSON schema of the default question's answer")
     questionKinds: list[QuestionKind] = _doc("per distinct `asks` of the run's cases, the instructions and answer "
                                              "schema its conversations received (empty in runs recorded before "

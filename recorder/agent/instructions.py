@@ -74,8 +74,42 @@ def _reply_shape(asks: Sequence[str]) -> str:
     return "{" + ",\n".join(lines) + "}"
 
 
-def build_instructions(clock: str, asks: Sequence[str] = DEFAULT_ASKS) -> str:
-    """The instructions for a case asking these fields, with the dataset's fixed clock."""
+_ALLOWED = {
+    "delayReasons": "- delayReasons: a set of {reasons} (for outstanding SKUs only).",
+    "deliveryEstimate": '- deliveryEstimate: a date "YYYY-MM-DD", or null when it is not known.',
+    "missingEvidence": '- missingEvidence: "kind:ID" (kind is order, payment, reservation or tracking) for every '
+                       "linked record that is unavailable or not found.",
+    "paymentStatus": '- paymentStatus: one of {statuses}; or "missing" when the payment record cannot be retrieved.',
+}
+
+
+def answer_format(clock: str, asks: Sequence[str] = DEFAULT_ASKS) -> str:
+    """What wismo appends to the user's own instructions (--instructions): the clock and the answer's format.
+
+    Only what makes the answer scoreable: its JSON shape and the values each field may take. How to
+    gather and judge the evidence is the user's guidance to give.
+    """
+    asked = [name for name in ASSESSMENT_FIELDS if name in asks]
+    allowed = [_ALLOWED[name].format(reasons=" | ".join(DELAY_REASONS), statuses=", ".join(PAYMENT_STATUSES))
+               for name in asked if name in _ALLOWED]
+    return "\n".join([
+        f"The current time is {clock}.",
+        "",
+        "When you have the evidence, reply with exactly one JSON object and nothing else:",
+        _reply_shape(asked),
+        *allowed,
+        "- customerSummary: a few sentences to the customer.",
+    ])
+
+
+def build_instructions(clock: str, asks: Sequence[str] = DEFAULT_ASKS, guidance: str | None = None) -> str:
+    """The instructions for a case asking these fields, with the dataset's fixed clock.
+
+    `guidance` (the text of --instructions FILE) replaces wismo's own guidance, the same for every
+    design; the answer format is appended to it so every answer stays scoreable.
+    """
+    if guidance is not None:
+        return guidance.strip() + "\n\n" + answer_format(clock, asks)
     asked = [name for name in ASSESSMENT_FIELDS if name in asks]
     rules = []
     if {"deliveredSkus", "outstandingSkus", "delayReasons", "deliveryEstimate"} & set(asked):

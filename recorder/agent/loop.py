@@ -8,6 +8,7 @@ answers with text or a budget runs out. Every budget is enforced and recorded wh
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from core.runformat.events import (
     ModelResponseReceived,
     ResponseError,
     Score,
+    ServerTimings,
     Status,
     ToolCallMade,
     ToolErrorKind,
@@ -36,11 +38,13 @@ from core.runformat.events import (
     Usage,
 )
 from core.runformat.write import ConversationLog, RunWriteError, now_us
+from recorder.agent.text_calls import as_output_items, parse_text_calls
 from recorder.designs.mcp_client import ServerDied, ToolServer
 from recorder.providers.base import ModelRequest, ModelResponse, Provider, ProviderError
 
 # The usage block of a request that got no response: nothing was reported, nothing is guessed.
 NO_USAGE = Usage(inputTokens=None, outputTokens=None, cachedTokens=None, estimated=False)
+DEFAULT_MAX_OUTPUT_TOKENS = 4096
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,16 @@ class Budgets:
     max_tool_calls: int = 20
     request_timeout_s: float = 120.0
     conversation_deadline_s: float = 600.0
+    # Sent on every model request as the API names it (max_tokens, max_output_tokens): without a cap a
+    # small local model can generate until the request timeout and hold the server's only slot.
+    # None only for runs recorded before the cap existed (a resume sends what the run sent).
+    max_output_tokens: int | None = DEFAULT_MAX_OUTPUT_TOKENS
 
     def to_json(self) -> dict[str, Any]:
         """As stored in the manifest."""
         return {"maxTurns": self.max_turns, "maxToolCalls": self.max_tool_calls,
-                "requestTimeoutS": self.request_timeout_s, "conversationDeadlineS": self.conversation_deadline_s}
+                "requestTimeoutS": self.request_timeout_s, "conversationDeadlineS": self.conversation_deadline_s,
+                "maxOutputTokens": self.max_output_tokens}
 
 
 @dataclass(frozen=True)
@@ -172,10 +181,11 @@ class Conversation:
     def __init__(self, plan: ConversationPlan, provider: Provider, server: ToolServer, tools: list[ToolSpec],
                  instructions: str, answer_schema: dict[str, Any], budgets: Budgets, log: ConversationLog,
                  on_response: Any = None, interruption: Callable[[], str] | None = None,
-                 after_abandoned: AbandonedRequest | None = None) -> None:
+                 after_abandoned: AbandonedRequest | None = None, text_tool_calls: bool = False) -> None:
         self.plan, self.provider, self.server, self.tools = plan, provider, server, tools
         self.instructions, self.answer_schema, self.budgets, self.log = instructions, answer_schema, budgets, log
         self.on_response, self.after_abandoned = on_response, after_abandoned
+        self.text_tool_calls = text_tool_calls
         # What to say when the conversation is cancelled from outside (the runner knows why).
         self.interruption = interruption or (lambda: "the run was interrupted (Ctrl-C or a signal)")
         self.tally = _Tally()
@@ -280,7 +290,7 @@ class Conversation:
         self.tally.turns += 1
         turn = self.tally.turns
         request = ModelRequest(self.instructions, self.tools, list(history), self.answer_schema, turn,
-                               self.budgets.request_timeout_s)
+                               self.budgets.request_timeout_s, self.budgets.max_output_tokens)
         self.log.write(ModelRequestSent(turn=turn, newItems=new_items, historyLength=len(history),
                                         requestBytes=_request_bytes(request)))
         sent = time.perf_counter()
@@ -307,6 +317,8 @@ class Conversation:
             unexpected = ProviderError("unexpected", f"{type(exc).__name__}: {exc}")
             self._log_failed_response(turn, sent, unexpected)
             raise _Stop("provider_error", None, f"{unexpected.kind}: {unexpected}", unexpected) from None
+        if self.text_tool_calls:
+            response = self._with_text_calls(response, turn)
         usage = response.usage.to_json()
         self.tally.add_usage(usage)
         # A 200 with nothing in it (no choices, no output items, no content blocks) is the provider's
@@ -320,12 +332,26 @@ class Conversation:
             retries=response.retries, retryWaitsS=[round(w, 3) for w in response.retry_waits_s],
             error=ResponseError.model_validate(malformed.to_json()) if malformed else None,
             rawOutput=response.raw_output,
-            stopReason=response.stop_reason, answerFormat=response.answer_format))
+            stopReason=response.stop_reason, answerFormat=response.answer_format,
+            serverTimings=ServerTimings.model_validate(response.server_timings) if response.server_timings else None))
         if self.on_response:
             self.on_response(self.plan, turn, usage)
         if malformed is not None:
             raise _Stop("provider_error", None, f"{malformed.kind}: {malformed}", malformed)
         return response
+
+    def _with_text_calls(self, response: ModelResponse, turn: int) -> ModelResponse:
+        """The response with the calls its text holds added as function_call items (marked fromText).
+
+        Only when it made no native call and was not cut short: a server that parsed the calls, or a
+        reply the cap ended, is taken as it came.
+        """
+        if response.early_stop is not None or any(i["type"] == "function_call" for i in response.output_items):
+            return response
+        calls = parse_text_calls(_text(response), self._tool_names)
+        if not calls:
+            return response
+        return dataclasses.replace(response, output_items=[*response.output_items, *as_output_items(calls, turn)])
 
     def _log_failed_response(self, turn: int, sent: float, failure: ProviderError) -> None:
         self.log.write(ModelResponseReceived(
@@ -339,7 +365,7 @@ class Conversation:
         for call in calls:
             self.tally.tool_calls += 1
             self.log.write(ToolCallMade(turn=turn, callId=call["callId"], name=call["name"],
-                                        arguments=call["arguments"]))
+                                        arguments=call["arguments"], fromText=bool(call.get("fromText"))))
         results: dict[int, dict[str, Any]] = {}
         try:
             await asyncio.gather(*(self._run_tool(turn, index, call, results) for index, call in enumerate(calls)))

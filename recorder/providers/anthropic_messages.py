@@ -189,7 +189,9 @@ class AnthropicMessagesProvider(HostedProvider):
         async def attempt() -> Any:
             # extra_body skips the SDK's per-request TypedDict transform of the tools and system text; the
             # bytes sent are the same. (messages must stay a typed parameter: the SDK requires it.)
-            return await self.client.messages.create(model=self.model, max_tokens=self._max_tokens,
+            # The run's cap (--max-output-tokens) when it has one: Messages requires max_tokens on every request.
+            cap = request.max_output_tokens or self._max_tokens
+            return await self.client.messages.create(model=self.model, max_tokens=cap,
                                                       messages=cast("list[MessageParam]", messages),
                                                       extra_body=body,
                                                       timeout=request.timeout_s)

@@ -40,6 +40,7 @@ class ModelRequest:
     answer_schema: dict[str, Any]
     turn: int
     timeout_s: float
+    max_output_tokens: int | None = None  # the output cap (--max-output-tokens); None: the API's default
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class ModelResponse:
     stop_reason: str | None = None  # why the response ended, in the provider's words
     early_stop: EarlyStop | None = None  # set when that reason means the answer was cut short
     answer_format: AnswerFormat | None = None  # how the answer schema was asked for; None: not recorded
+    server_timings: dict[str, Any] | None = None  # the run format's ServerTimings fields, as the server reported them
 
 
 class ProviderError(Exception):

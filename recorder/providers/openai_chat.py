@@ -15,6 +15,7 @@ from core.domain.linking import ToolSpec
 from core.errors import WismoError
 from recorder.providers._common import ApiKey, SdkProvider, classify_sdk_error, dump, read_key, strict_schema
 from recorder.providers.base import (
+    EarlyStop,
     ModelListing,
     ModelRequest,
     ModelResponse,
@@ -34,6 +35,9 @@ from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retr
 
 if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
     from openai.types.chat import ChatCompletionMessageParam
+
+# finish_reason values that cut the answer short: "length" is the output cap (or the context window).
+EARLY_STOPS: dict[str, EarlyStop] = {"length": "provider_limit", "content_filter": "refused"}
 
 # The SDK refuses to build a client without some key; local servers ignore the header.
 PLACEHOLDER_KEY = "not-needed"
@@ -104,6 +108,7 @@ class OpenAIChatProvider(SdkProvider):
                     raise
         completion = self.parsed(outcome.value)
         choices = list(getattr(completion, "choices", None) or [])
+        finish = getattr(choices[0], "finish_reason", None) if choices else None
         return ModelResponse(
             output_items=from_message(choices[0].message) if choices else [],
             usage=usage_of(getattr(completion, "usage", None)),
@@ -112,11 +117,18 @@ class OpenAIChatProvider(SdkProvider):
             raw_output=[dump(choice) for choice in choices],
             retries=outcome.retries,
             retry_waits_s=outcome.waits_s,
+            stop_reason=finish,
+            early_stop=EARLY_STOPS.get(finish or ""),
+            server_timings=timings_of(getattr(completion, "timings", None)),
         )
 
     async def _send(self, request: ModelRequest, answer_format: str) -> Any:
         """One request with the given answer format, retried on 429/5xx."""
         options: dict[str, Any] = {}
+        if request.max_output_tokens is not None:
+            # max_tokens, not OpenAI's newer max_completion_tokens: every compatible server (llama.cpp,
+            # Ollama, vLLM, LM Studio) reads max_tokens, and not all of them read the other.
+            options["max_tokens"] = request.max_output_tokens
         answer = response_format(answer_format, strict_schema(request.answer_schema))
         if answer is not None:
             options["response_format"] = answer
@@ -193,6 +205,26 @@ def from_message(message: Any) -> list[dict[str, Any]]:
         items.append({"type": "function_call", "callId": call.id, "name": function.name,
                       "arguments": function.arguments})
     return items
+
+
+# llama-server's `timings` fields and the run format's names for them (core.runformat.events.ServerTimings).
+_TIMINGS = {"prompt_n": "promptTokens", "cache_n": "cachedTokens", "prompt_ms": "promptMs",
+            "predicted_n": "generatedTokens", "predicted_ms": "generatedMs"}
+
+
+def timings_of(timings: Any) -> dict[str, Any] | None:
+    """llama-server's `timings` (an extra field the SDK keeps as it came) in the run format's names; None: none.
+
+    A value that is not a number is left out rather than guessed.
+    """
+    if not isinstance(timings, dict):
+        return None
+    found = {name: timings[key] for key, name in _TIMINGS.items()
+             if isinstance(timings.get(key), int | float) and not isinstance(timings.get(key), bool)}
+    for name in ("promptTokens", "cachedTokens", "generatedTokens"):
+        if name in found:
+            found[name] = int(found[name])
+    return found or None
 
 
 def usage_of(usage: Any) -> Usage:

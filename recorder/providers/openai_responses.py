@@ -124,6 +124,8 @@ class OpenAIResponsesProvider(HostedProvider):
             body["include"] = INCLUDE_REASONING
         if self.effort is not None:
             body["reasoning"] = {"effort": self.effort}
+        if request.max_output_tokens is not None:
+            body["max_output_tokens"] = request.max_output_tokens  # reasoning tokens count against it too
         return body
 
     async def complete(self, request: ModelRequest) -> ModelResponse:

@@ -56,6 +56,7 @@ def build_manifest(run_id: str, options: RecordOptions, choice: DesignChoice, pr
                    plans: list[ConversationPlan], servers: dict[str, ToolServer], redactor: Redactor) -> Manifest:
     # The order size the crossover view plots against (a case about a missing order has none).
     lines = {order.orderId: len(order.items) for order in dataset.records.orders}
+    guidance = options.guidance.text if options.guidance else None
     # Built through the model, so the manifest cannot hold a field the run format does not define.
     return Manifest.model_validate({
         "schemaVersion": SCHEMA_VERSION,
@@ -81,9 +82,13 @@ def build_manifest(run_id: str, options: RecordOptions, choice: DesignChoice, pr
         "concurrency": options.concurrency,
         "budgets": options.budgets.to_json(),
         **provider.request_shape(),
-        "instructions": build_instructions(dataset.records.clock),
+        "textToolCalls": options.text_tool_calls,
+        "instructions": build_instructions(dataset.records.clock, guidance=guidance),
+        "userInstructions": {"file": options.guidance.file, "sha256": options.guidance.sha256,
+                             "text": options.guidance.text} if options.guidance else None,
         "answerSchema": ANSWER_SCHEMA,
-        "questionKinds": [{"asks": list(asks), "instructions": build_instructions(dataset.records.clock, asks),
+        "questionKinds": [{"asks": list(asks),
+                           "instructions": build_instructions(dataset.records.clock, asks, guidance),
                            "answerSchema": answer_schema(asks)} for asks in dict.fromkeys(p.asks for p in plans)],
         "tools": {d: [{"name": t.name, "description": t.description, "parameters": t.parameters}
                       for t in s.tool_specs()] for d, s in servers.items()},

@@ -240,7 +240,8 @@ class _Runner:
                                         self.budgets,
                                         ConversationLog(self.writer, plan.conversation_id, attempt),
                                         on_response=self.progress.response, interruption=self._interruption,
-                                        after_abandoned=self.abandoned.take())
+                                        after_abandoned=self.abandoned.take(),
+                                        text_tool_calls=self.manifest.textToolCalls)
             try:
                 outcome = await conversation.run()
             except RunWriteError as exc:

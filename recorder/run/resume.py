@@ -173,7 +173,8 @@ async def _resume_in(run_dir: Path, manifest: Manifest, dataset: Dataset, plans:
         manifest = manifest.model_copy(update={"resumes": [*manifest.resumes, resumed], "finishedAt": None})
         write_manifest(run_dir, manifest, redactor)
         limits = manifest.budgets
-        budgets = Budgets(limits.maxTurns, limits.maxToolCalls, limits.requestTimeoutS, limits.conversationDeadlineS)
+        budgets = Budgets(limits.maxTurns, limits.maxToolCalls, limits.requestTimeoutS, limits.conversationDeadlineS,
+                          limits.maxOutputTokens)
         progress.start(len(plans), skipped)
         runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest.concurrency,
                          progress, redactor)

@@ -16,13 +16,13 @@ import click
 from click.core import ParameterSource
 
 from core.errors import WismoError
-from recorder.agent.loop import Budgets, Outcome
+from recorder.agent.loop import DEFAULT_MAX_OUTPUT_TOKENS, Budgets, Outcome
 from recorder.designs.choose import parse_header, parse_server
 from recorder.providers import REGISTRY, honoured_by
 from recorder.providers.base import RequestOption
 from recorder.providers.chat_compat import STRUCTURED_OUTPUT_MODES, TOOL_CHOICES
 from recorder.run.local_server import concurrency_note
-from recorder.run.options import RecordOptions
+from recorder.run.options import Guidance, RecordOptions
 from recorder.run.record import ERROR_STATUSES, RunInterrupted, RunResult, default_command_line, record
 from recorder.run.resume import resume
 from wismo.cli._options import dataset_option
@@ -171,6 +171,10 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
               help="Seconds one model request may take.")
 @click.option("--deadline", type=click.FloatRange(min=0.01), default=600.0, show_default=True,
               help="Seconds one conversation may take in all.")
+@click.option("--max-output-tokens", type=click.IntRange(min=1), default=DEFAULT_MAX_OUTPUT_TOKENS,
+              show_default=True,
+              help="Output-token cap on every model request (max_tokens, max_output_tokens as each API names it); "
+                   "a reply cut by it is recorded as provider_limit, not as the model's answer.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Folder the run folder is created in.")
 @click.option("--run-id", default=None, help="Name of the run folder (default: time, provider and model).")
@@ -188,6 +192,13 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
               help="Send Anthropic's prompt-cache markers (OpenAI caches automatically and has no switch).")
 @click.option("--strict-tools", is_flag=True,
               help=f"Send function tools with strict: true ({_honouring('strict_tools')}).")
+@click.option("--text-tool-calls", is_flag=True,
+              help="Read tool calls the model wrote in its message text (fenced JSON, <tool_call> tags, <function> "
+                   "elements, bare JSON naming a tool) as calls, for small local models whose server parses none. "
+                   "Every such call is marked fromText; the manifest, summarize and the site say the run used it.")
+@click.option("--instructions", "instructions_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Your own system prompt, replacing wismo's guidance for every design; wismo appends the answer "
+                   "format it scores. Its hash and text are recorded in the manifest and shown on the site.")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Continue a run: re-run what did not finish and what ended in a provider, tool, timeout or "
                    "interrupted fault; keep everything else.")
@@ -198,9 +209,10 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                    api_key_env: str | None, servers: tuple[str, ...], headers: tuple[str, ...],
                    designs: str | None, baseline: str | None, repetitions: int, case_ids: str | None,
                    dataset_dir: Path | None, concurrency: int, max_turns: int, max_tool_calls: int,
-                   request_timeout: float, deadline: float, out_dir: Path, run_id: str | None,
+                   request_timeout: float, deadline: float, max_output_tokens: int, out_dir: Path, run_id: str | None,
                    structured_output: str, tool_choice: str, reasoning_effort: str | None, prompt_cache: bool,
-                   strict_tools: bool, resume_dir: Path | None, keep_errors: bool) -> None:
+                   strict_tools: bool, text_tool_calls: bool, instructions_file: Path | None,
+                   resume_dir: Path | None, keep_errors: bool) -> None:
     """Record every case with every tool design and write the raw run to runs/<run-id>/.
 
     Runs the deterministic comparison first (every design's records against wismo's granular
@@ -255,10 +267,12 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                 headers=tuple(parse_header(h) for h in headers), baseline=baseline,
                 repetitions=repetitions, case_ids=_csv(case_ids),
                 dataset_dir=dataset_dir, concurrency=concurrency,
-                budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline),
+                budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline, max_output_tokens),
                 out_dir=out_dir, run_id=run_id, command_line=default_command_line(),
                 structured_output=structured_output, tool_choice=tool_choice,
-                reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools)
+                reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools,
+                text_tool_calls=text_tool_calls,
+                guidance=Guidance.read(instructions_file) if instructions_file else None)
             result = run_recording(record(options, progress, after=check_claims))
     except RunInterrupted as stopped:
         interrupted = stopped

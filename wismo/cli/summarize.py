@@ -170,6 +170,14 @@ def summary_lines(summary: RunSummary, width: int | None = WIDTH) -> list[str]:
     if summary.designs:
         lines += table(["pass % per field", *asked, "statuses"], field_rows, width=width)
         lines.append("")
+        lines += wrap("answered without evidence (the model's answer, with no tool result that was not an error): "
+                      + ", ".join(f"{d.design} {d.answered_without_evidence} of {d.conversations}"
+                                  + (f" ({d.passed_without_evidence} passed anyway)" if d.passed_without_evidence
+                                     else "") for d in summary.designs), width)
+        if run.text_tool_calls:
+            lines += wrap("tool calls read from the model's text (--text-tool-calls; not native tool calls): "
+                          + ", ".join(f"{d.design} {d.text_calls}" for d in summary.designs), width)
+        lines.append("")
     lines += lookup_lines(summary, width)
     lines += [*headline_lines(summary, width), ""]
     if summary.comparisons:

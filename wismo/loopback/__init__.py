@@ -5,7 +5,7 @@ Completions, Anthropic Messages) with replies a caller scripts or decides per re
 the tests and the benchmarks both use it.
 """
 
-from wismo.loopback.chat_servers import ChatServer, compliant, llama_cpp_python
+from wismo.loopback.chat_servers import ChatServer, compliant, llama_cpp_python, llama_server_small_model
 from wismo.loopback.replies import (
     ANTHROPIC_MODEL,
     CHAT_MODEL,
@@ -21,6 +21,5 @@ from wismo.loopback.replies import (
 from wismo.loopback.server import FakeServer, Received, Reply
 
 __all__ = ["ANTHROPIC_MODEL", "CHAT_MODEL", "OPENAI_MODEL", "ChatServer", "FakeServer", "Received", "Reply", "Tokens",
-           "anthropic_error", "anthropic_model_info", "chat_reply", "compliant", "llama_cpp_python", "messages_reply",
-           "openai_error",
-           "responses_reply"]
+           "anthropic_error", "anthropic_model_info", "chat_reply", "compliant", "llama_cpp_python",
+           "llama_server_small_model", "messages_reply", "openai_error", "responses_reply"]

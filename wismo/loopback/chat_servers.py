@@ -49,6 +49,11 @@ class ChatServer:
     drop_tool_results: bool = False
     parallel_calls: bool = True
     report_cached_tokens: bool = False
+    # llama-server's quirks with a small model (Qwen2.5-Coder-1.5B, --jinja), each seen against it:
+    calls_as_text: str | None = None  # its calls written in the text, in one of TEXT_CALL_SHAPES; none parsed
+    schema_grammar: bool = False  # a json_schema response_format constrains the whole reply: never a tool call
+    ignore_named_tool_choice: bool = False  # a named tool_choice object is refused (logged) and taken as auto
+    report_timings: bool = False  # a `timings` object beside usage: prompt_n, cache_n, prompt_ms, predicted_n, …
     answer: Callable[[dict[str, Any]], str] | None = None
     model: str = CHAT_MODEL
 
@@ -61,11 +66,16 @@ class ChatServer:
         messages = body.get("messages", [])
         tools = body.get("tools") or []
         choice = body.get("tool_choice")
+        if self.ignore_named_tool_choice and isinstance(choice, dict):
+            choice = "auto"  # llama-server: "Wrong type supplied for parameter 'tool_choice'", then HTTP 200
         tools_seen = bool(tools) and not (self.tools_need_tool_choice and choice in (None, "none"))
         prompt = self._prompt_tokens(messages, tools if tools_seen else [])
         cached = prompt // 2 if self.report_cached_tokens else 0
         usage = Tokens(input=prompt, output=12, cached=cached)
-        calls = self._calls(messages, tools, choice) if tools_seen else []
+        constrained = self.schema_grammar and (body.get("response_format") or {}).get("type") == "json_schema"
+        calls = self._calls(messages, tools, choice) if tools_seen and not constrained else []
+        if calls and self.calls_as_text:
+            return self._reply(text=written_calls(calls, self.calls_as_text), usage=usage)
         if calls:
             return self._reply(function_calls=calls, usage=usage)
         if tools_seen and choice == "auto" and self.empty_message_under_auto:
@@ -83,6 +93,11 @@ class ChatServer:
     def _reply(self, *, usage: Tokens, text: str | None = None,
                function_calls: list[tuple[str, str]] | None = None) -> Reply:
         reply = chat_reply(text=text, function_calls=function_calls or (), usage=usage, model=self.model)
+        if self.report_timings:  # at this machine's measured speeds: ~30 prompt tokens/s, ~5 generated tokens/s
+            processed = usage.input - usage.cached
+            reply.body["timings"] = {"cache_n": usage.cached, "prompt_n": processed, "prompt_ms": processed * 33.3,
+                                     "predicted_n": usage.output, "predicted_ms": usage.output * 200.0,
+                                     "predicted_per_second": 5.0}
         if not self.report_cached_tokens:
             del reply.body["usage"]["prompt_tokens_details"]
         return reply
@@ -131,6 +146,31 @@ class ChatServer:
     @staticmethod
     def _default_answer(body: dict[str, Any]) -> str:
         return '{"ok": true}' if body.get("response_format") else "ok"
+
+
+TEXT_CALL_SHAPES = ("fenced", "tagged", "element", "bare")
+
+
+def written_calls(calls: list[tuple[str, str]], shape: str) -> str:
+    """Calls as a small model writes them in its text: every shape here was seen from a real one."""
+    if shape == "fenced":  # Qwen2.5-Coder-1.5B behind llama-server
+        return "\n".join(f'```json\n{{"name": "{name}", "arguments": {args}}}\n```' for name, args in calls)
+    if shape == "element":  # the same model, another turn
+        inner = "".join(f"<function name=\"{name}\" arguments='{args}'/>" for name, args in calls)
+        return f"<tools>{inner}</tools>"
+    if shape == "tagged":  # Hermes-style templates
+        return "\n".join(f'<tool_call>\n{{"name": "{name}", "arguments": {args}}}\n</tool_call>'
+                         for name, args in calls)
+    if shape == "bare":
+        return "I will look it up. " + " ".join(f'{{"name": "{name}", "parameters": {args}}}' for name, args in calls)
+    raise ValueError(f"unknown text call shape {shape!r} (known: {', '.join(TEXT_CALL_SHAPES)})")
+
+
+def llama_server_small_model(**overrides: Any) -> ChatServer:
+    """llama-server --jinja with Qwen2.5-Coder-1.5B: calls as fenced text, a schema grammar, a refused named choice."""
+    settings = {"calls_as_text": "fenced", "schema_grammar": True, "ignore_named_tool_choice": True,
+                "report_cached_tokens": True, "report_timings": True, **overrides}
+    return ChatServer(**settings)
 
 
 def llama_cpp_python(**overrides: Any) -> ChatServer:

@@ -10,6 +10,8 @@ scripted POST reply.
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from collections import deque
@@ -26,6 +28,10 @@ class Reply:
     """One scripted answer: a status, headers and a JSON (or text) body, sent after `delay_s`.
 
     `drop` closes the connection instead of answering (the client sees a broken connection).
+    `stop_on_disconnect` makes the delay a generation that watches its client, as llama-server does:
+    when the client closes the connection during it, the server stops, records the request in
+    `FakeServer.disconnects` and sends nothing. Without it the delay runs to its end whatever the
+    client did (a server that keeps generating for an abandoned request).
     """
 
     status: int = 200
@@ -34,6 +40,7 @@ class Reply:
     delay_s: float = 0.0
     content_type: str = "application/json"
     drop: bool = False
+    stop_on_disconnect: bool = False
 
     def encoded(self) -> bytes:
         """The body bytes as sent."""
@@ -84,6 +91,10 @@ class FakeServer:
         self._get = get
         self.unscripted: list[Received] = []
         self.gets: list[Received] = []
+        # (request, seconds into its generation) for every request whose client left before its reply.
+        self.disconnects: list[tuple[Received, float]] = []
+        # (request, seconds) for every delayed reply generated to its end: what a slot was busy with.
+        self.generated: list[tuple[Received, float]] = []
         self._get_replies: dict[str, Reply] = {}
         self._script: deque[Reply] = deque()
         self._responder = responder
@@ -171,11 +182,34 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
-            self._send(server._answer(Received("POST", self.path, dict(self.headers.items()), raw)))
+            received = Received("POST", self.path, dict(self.headers.items()), raw)
+            self._send(server._answer(received), received)
 
-        def _send(self, reply: Reply) -> None:
-            if reply.delay_s:
+        def _generate(self, reply: Reply, received: Received | None) -> bool:
+            """Spend the reply's delay; False when the client left during it (and the reply is watched)."""
+            started = time.monotonic()
+            if not reply.stop_on_disconnect:
                 time.sleep(reply.delay_s)
+                if received is not None:
+                    with server._lock:
+                        server.generated.append((received, time.monotonic() - started))
+                return True
+            while (elapsed := time.monotonic() - started) < reply.delay_s:
+                readable, _, _ = select.select([self.connection], [], [], min(0.02, reply.delay_s - elapsed))
+                if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                    with server._lock:  # EOF: the client closed its end
+                        if received is not None:
+                            server.disconnects.append((received, elapsed))
+                    self.close_connection = True
+                    return False
+            if received is not None:
+                with server._lock:
+                    server.generated.append((received, time.monotonic() - started))
+            return True
+
+        def _send(self, reply: Reply, received: Received | None = None) -> None:
+            if reply.delay_s and not self._generate(reply, received):
+                return
             if reply.drop:
                 self.close_connection = True
                 return

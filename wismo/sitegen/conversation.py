@@ -26,6 +26,7 @@ from wismo.sitegen.pages import (
     TranscriptTurn,
     TurnBar,
 )
+from wismo.sitegen.timing import request_time, time_totals
 from wismo.sitegen.verdicts import review_notes
 
 BAR_WIDTH = 1000  # the SVG's viewBox width; every request is drawn to the run's common scale
@@ -99,10 +100,16 @@ def _refused_calls(detail: ConversationDetail, turn: TurnDetail) -> list[ToolCal
 def call_views(detail: ConversationDetail) -> list[list[ToolCallView]]:
     """A conversation's tool calls per model request, pretty-printed once for the diagram and the transcript.
 
-    The calls a response asked for that never ran (refused by a budget) follow those that ran, marked.
+    The calls a response asked for that never ran (refused by a budget) follow those that ran, marked;
+    a call read from the model's text is marked as such.
     """
-    return [[tool_call_view(call, turn.turn) for call in turn.tool_calls] + _refused_calls(detail, turn)
-            for turn in detail.turn_details]
+    views = []
+    for turn in detail.turn_details:
+        written = {str(i.get("callId")) for i in turn.output_items if i.get("type") == "function_call"
+                   and i.get("fromText")}
+        views.append([replace(view, from_text=view.call_id in written) for view in
+                      [tool_call_view(call, turn.turn) for call in turn.tool_calls] + _refused_calls(detail, turn)])
+    return views
 
 
 def _width(value: int | None, scale: int) -> int:
@@ -148,7 +155,8 @@ def turn_bar(turn: TurnDetail, scale: int, calls: list[ToolCallView], is_last: b
         output_x=_width(carried, scale) + _width(new, scale) + 4, output_width=_width(turn.output_tokens, scale),
         estimated=turn.estimated, latency=fmt.ms(turn.latency_ms),
         tool_calls=calls, final_text=_texts(turn.output_items),
-        error=_error_text(turn.error), alt_text=alt, is_last=is_last, text_anchor=text_anchor(turn.turn))
+        error=_error_text(turn.error), alt_text=alt, is_last=is_last, text_anchor=text_anchor(turn.turn),
+        server_time=request_time(turn))
 
 
 class _Printed:
@@ -330,7 +338,7 @@ def _totals(detail: ConversationDetail, calls: list[list[ToolCallView]]) -> list
              else "not reported"),
             ("Total tokens", fmt.count(detail.total_tokens)), ("Elapsed", fmt.ms(detail.elapsed_ms)),
             ("Backend lookups", fmt.count(detail.backend_lookups) if detail.backend_lookups is not None
-             else "not recorded")]
+             else "not recorded"), *time_totals(detail)]
 
 
 def final_text_turn(detail: ConversationDetail) -> int:

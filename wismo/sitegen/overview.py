@@ -89,6 +89,14 @@ def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
     return cells
 
 
+def _without_evidence(design: DesignMetrics) -> str:
+    """How many conversations answered without any record gathered, and how many of those passed anyway."""
+    text = f"{design.answered_without_evidence}/{design.conversations}"
+    if design.passed_without_evidence:
+        text += f" ({design.passed_without_evidence} passed anyway)"
+    return text
+
+
 def headline_table(summary: RunSummary) -> HeadlineTable:
     """Reliability and cost per design, savings per comparison; every cell formats a figure of the summary."""
     designs = [m.design for m in summary.designs]
@@ -112,6 +120,8 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     asked = [f for f in ASSESSMENT_FIELDS if any(by_design[d].field_pass_rates.get(f) is not None for d in designs)]
     rows += [HeadlineRow(f"{FIELD_LABELS[f]} right", [fmt.share(by_design[d].field_pass_rates.get(f))
                                                          for d in designs], blank) for f in asked]
+    rows.append(HeadlineRow("Answered without evidence", [_without_evidence(by_design[d]) for d in designs], blank,
+                            note="answers given before any tool returned a record: not gathered, whatever they say"))
     rows.append(HeadlineRow("Statuses", [" · ".join(f"{s} {n}" for s, n in sorted(by_design[d].status_counts.items()))
                                          for d in designs], blank))
     for i, metric in enumerate(METRICS):

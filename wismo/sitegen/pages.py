@@ -468,6 +468,7 @@ class ToolCallView:
     anchor: str = ""  # the id of its full printing in the transcript
     not_run: str = ""  # why it never ran (a budget refused it, the conversation ended); "" when it ran
     lookups: str = ""  # the backend reads its server reported, in words; "" when not recorded
+    from_text: bool = False  # the model wrote it in its text and wismo read it (--text-tool-calls)
 
 
 @dataclass(frozen=True)
@@ -495,6 +496,7 @@ class TurnBar:
     alt_text: str
     is_last: bool = False
     text_anchor: str = ""  # where the transcript prints its text output in full
+    server_time: str | None = None  # where the server says the request's time went; None: it did not say
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ BUDGET_WORDS: dict[str, Callable[[object], str]] = {
     "maxToolCalls": lambda v: f"max {v} tool calls",
     "requestTimeoutS": lambda v: f"request timeout {_number(v)} s",
     "conversationDeadlineS": lambda v: f"deadline {_number(v)} s",
+    "maxOutputTokens": lambda v: f"max {v} output tokens per reply",
 }
 
 
