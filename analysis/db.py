@@ -14,6 +14,7 @@ import duckdb
 from core.errors import RunFormatError
 from core.runformat import CLAIMS_FILE, COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, SCORES_FILE
 from core.runformat.lock import writer_of
+from core.runformat.read import read_event_lines
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000
@@ -52,6 +53,15 @@ def read_manifest_json(run_dir: Path) -> Any:
 
 def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
+
+
+def has_carriage_return(path: Path, chunk: int = 1 << 24) -> bool:
+    """Whether the file holds a CR byte anywhere (wismo never writes one)."""
+    with open(path, "rb") as stream:
+        while block := stream.read(chunk):
+            if b"\r" in block:
+                return True
+    return False
 
 
 class RunDatabase:
@@ -98,9 +108,23 @@ class RunDatabase:
         # Numbering lines costs another pass, so it runs only when the census found a line that
         # is not a readable event (load_run.sql explains the census).
         if self.scalar("SELECT needs_line_numbers FROM line_census"):
-            self.run_script("number_lines.sql")
+            if has_carriage_return(self.run_dir / EVENTS_FILE):
+                self._number_crlf_lines()
+            else:
+                self.run_script("number_lines.sql")
         self.run_script("scoring.sql")
         self.run_script("views.sql")
+
+    def _number_crlf_lines(self) -> None:
+        """Number the malformed lines of a file with carriage returns (converted to CRLF, say) exactly.
+
+        DuckDB's line reader breaks lines at a CR as well, so it would report a blank line after every
+        line; the run format's own reader splits at LF only, and a JSON line ending in CR is still an
+        event (as read_json and --resume read it). Only this rare case pays for reading the file here.
+        """
+        lines = read_event_lines(self.run_dir / EVENTS_FILE)
+        if lines.malformed:
+            self.con.executemany("INSERT INTO malformed_lines VALUES (?, ?, NULL)", lines.malformed)
 
     def branch(self) -> RunDatabase:
         """The loaded run on a second connection (a DuckDB cursor: the same tables, its own variables and temp

@@ -13,6 +13,7 @@ from tests.site.test_reviews import entry, write
 from wismo.sitegen import build_site, parallel
 from wismo.sitegen.context import SiteData
 from wismo.sitegen.conversation import build_conversation_pages, conversation_count
+from wismo.sitegen.errors import SiteWriteError
 from wismo.sitegen.reviews import load_reviews
 
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="worker processes are forked (Linux)")
@@ -74,5 +75,6 @@ def test_a_failing_worker_fails_the_build(tmp_path, monkeypatch):
     def broken(self, start, stop):
         raise OSError(f"disk full while writing pages {start}-{stop}")
     monkeypatch.setattr(parallel.ConversationJob, "render", broken)
-    with pytest.raises(OSError, match="disk full while writing pages 0-7"):
+    # A worker's write failure is the build's one-line write error (exit 3), its cause quoted.
+    with pytest.raises(SiteWriteError, match=r"cannot write the site into .*: disk full while writing pages 0-7"):
         build_site(**factories.offline_site(), out_dir=tmp_path / "site", built_at=BUILT_AT, jobs=2)
