@@ -104,7 +104,7 @@ def test_every_event_column_load_run_sql_reads_is_a_field_of_an_event_line():
         elif column in ("assessment", "score", "claimed", "outputItems"):
             structure = "JSON"  # read as text, parsed in views.sql
         else:
-            structure = {"VARCHAR": "VARCHAR", "BIGINT": "BIGINT"}[sql_type]
+            structure = {"VARCHAR": "VARCHAR", "BIGINT": "BIGINT", "BOOLEAN": "BOOLEAN"}[sql_type]
         if not any(not _mismatches(structure, annotation, column) for annotation in fields[column]):
             wrong.append(f"{column}: {sql_type} fits none of {fields[column]}")
     assert wrong == []

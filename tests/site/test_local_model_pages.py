@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from html import unescape
 from pathlib import Path
 
@@ -18,8 +19,11 @@ from wismo.loopback import llama_server_small_model
 def built(tmp_path: Path) -> tuple[Path, Path]:
     server = llama_server_small_model(calls_as_text="element", answer=correct_answer)
     with server.serve() as fake:
-        run_dir = asyncio.run(record(options(fake, tmp_path, "local", designs=("granular",),
-                                             text_tool_calls=True))).run_dir
+        # In a thread of its own: a browser test earlier in the session may leave Playwright's event
+        # loop running in this one, where asyncio.run refuses to start.
+        coro = record(options(fake, tmp_path, "local", designs=("granular",), text_tool_calls=True))
+        with ThreadPoolExecutor(1) as pool:
+            run_dir = pool.submit(asyncio.run, coro).result().run_dir
     done = run_wismo("build-site", str(run_dir), "--out", str(tmp_path / "site"), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     return run_dir, tmp_path / "site"
