@@ -100,3 +100,19 @@ def without_root_override() -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, from the bounding set
             libc.prctl(24, capability, 0, 0, 0)  # PR_CAPBSET_DROP
+
+
+def child_pids(wanted: Callable[[list[bytes]], bool]) -> set[int]:
+    """The running children of this process whose arguments (read from /proc) are wanted."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == os.getpid() and wanted(arguments):
+            found.add(int(entry.name))
+    return found

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from tests.export.tampered import run_failing_validation
 from tests.helpers import ROOT, events_of, run_wismo
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect-ai: pip install '.[test]'")
@@ -83,15 +83,7 @@ def test_messages_hold_every_tool_call_and_result_and_the_errors(sample_log):
 
 
 def test_an_unvalidated_export_is_marked_invalidated(tmp_path):
-    run = tmp_path / "run"
-    shutil.copytree(SAMPLE_RUN, run)
-    events = run / "events.jsonl"
-    lines = events.read_text().splitlines()
-    index = next(i for i, line in enumerate(lines) if '"conversation_finished"' in line)
-    finished = json.loads(lines[index])
-    finished["claimed"]["toolCalls"] += 1
-    lines[index] = json.dumps(finished)
-    events.write_text("\n".join(lines) + "\n")
+    run = run_failing_validation(tmp_path, "toolCalls")
     out = tmp_path / "run.json"
     refused = run_wismo("export", str(run), "--format", "inspect", "--out", str(out), cwd=ROOT)
     assert refused.returncode == 2 and not out.exists()

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.export.tampered import run_failing_validation
 from tests.helpers import ROOT, events_of, run_wismo
 
 json_format = pytest.importorskip("google.protobuf.json_format", reason="opentelemetry-proto: pip install '.[test]'")
@@ -234,15 +235,7 @@ def test_a_claim_finding_is_an_evaluation_event_and_its_quote_needs_the_opt_in(t
 
 
 def test_a_run_that_fails_validation_is_refused_unless_unvalidated_and_then_marked(tmp_path):
-    run = tmp_path / "run"
-    shutil.copytree(SAMPLE_RUN, run)
-    events = run / "events.jsonl"
-    lines = events.read_text().splitlines()
-    index = next(i for i, line in enumerate(lines) if '"conversation_finished"' in line)
-    finished = json.loads(lines[index])
-    finished["claimed"]["inputTokens"] += 1  # a counter its trace does not add up to
-    lines[index] = json.dumps(finished)
-    events.write_text("\n".join(lines) + "\n")
+    run = run_failing_validation(tmp_path, "inputTokens")  # a counter its trace does not add up to
     out = tmp_path / "out.json"
     refused = run_wismo("export", str(run), "--out", str(out), cwd=ROOT)
     assert refused.returncode == 2 and not out.exists()

@@ -23,7 +23,7 @@ from recorder.designs.choose import parse_server
 from recorder.run.options import RecordOptions
 from recorder.run.record import RunAborted, record
 from recorder.run.resume import resume
-from tests.helpers import events_of, live_finished, run_wismo
+from tests.helpers import child_pids, events_of, live_finished, run_wismo
 
 CHANGING = Path(__file__).with_name("changing_server.py")
 OLD_TOOLS = "lookup_order, payment_details, shipment_status, stock_hold"
@@ -31,18 +31,7 @@ OLD_TOOLS = "lookup_order, payment_details, shipment_status, stock_hold"
 
 def changing_pids() -> set[int]:
     """The changing server children of this process."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, IndexError, ValueError):
-            continue
-        if parent == os.getpid() and CHANGING.name.encode() in command:
-            found.add(int(entry.name))
-    return found
+    return child_pids(lambda arguments: any(CHANGING.name.encode() in a for a in arguments))
 
 
 def options(tmp_path: Path, state: Path, run_id: str, **kwargs: Any) -> RecordOptions:

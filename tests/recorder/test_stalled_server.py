@@ -21,25 +21,14 @@ from analysis import summarize_runs
 from analysis.headline import headline
 from recorder.run.options import RecordOptions
 from recorder.run.record import record
-from tests.helpers import CONVERSATIONS, events_of, live_finished
+from tests.helpers import CONVERSATIONS, child_pids, events_of, live_finished
 
 CONCURRENCY = 4
 
 
 def server_pids(design: str) -> set[int]:
     """The running MCP server children of this process for one design."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes().split(b"\0")
-        except (OSError, IndexError, ValueError):
-            continue
-        if parent == os.getpid() and b"recorder.servers" in command and design.encode() in command:
-            found.add(int(entry.name))
-    return found
+    return child_pids(lambda arguments: b"recorder.servers" in arguments and design.encode() in arguments)
 
 
 class Saboteur(threading.Thread):
