@@ -93,10 +93,15 @@ class RunInfo:
         if self.structured_output is not None:
             answer = self.structured_output
             text = f"structured output {answer.get('used')}"
-            refused = ", ".join(f["rejected"] for f in answer.get("fallbacks") or [])
+            fallbacks = answer.get("fallbacks") or []
+            refused = ", ".join(f["rejected"] for f in fallbacks if f.get("cause") != "schema_grammar")
+            grammar = [f for f in fallbacks if f.get("cause") == "schema_grammar"]
             if refused:
                 text += f" ({answer.get('requested')}: the server refused {refused})"
-            elif answer.get("requested") != answer.get("used"):
+            if grammar:
+                text += (f" ({answer.get('requested')}: the server's json_schema grammar left no room for a tool "
+                         "call, so none is sent while tools are offered)")
+            if not fallbacks and answer.get("requested") != answer.get("used"):
                 text += f" ({answer.get('requested')})"
             parts.append(text)
         if self.tool_choice is not None:

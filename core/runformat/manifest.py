@@ -148,12 +148,26 @@ class ResumeEntry(_Model):
     repairedLine: int | None = _doc("a truncated last line it found, if any")
 
 
+class DiscardedTokens(_Model):
+    """The usage of a reply wismo discarded to send its request again (null: the server reported none)."""
+
+    input: int | None = _doc("input tokens")
+    output: int | None = _doc("output tokens")
+
+
 class FormatFallback(_Model):
     """One answer format the server refused, so `auto` moved on."""
 
-    rejected: str = _doc("the format the server refused (json_schema or json_object)")
-    reason: str = _doc("the server's error, shortened")
+    rejected: str = _doc("the format the server refused (json_schema or json_object), or whose grammar left no "
+                         "room for a tool call")
+    reason: str = _doc("the server's error, shortened; for a schema grammar, what the two requests got")
     at: str = _doc("when it happened")
+    cause: Literal["refused", "schema_grammar"] = _doc(
+        "refused: the server refused the format; schema_grammar: with it the first request with tools got no "
+        "tool call, without it one (absent in runs recorded before wismo checked: refused)", default="refused")
+    discardedTokens: DiscardedTokens | None = _doc(
+        "schema_grammar: the tokens of the reply that was sent again without the format (not in any "
+        "conversation's counters)", default=None)
 
 
 class StructuredOutputInfo(_Model):
@@ -163,7 +177,8 @@ class StructuredOutputInfo(_Model):
         "what the run was asked to send; auto starts with json_schema and falls back")
     used: Literal["json_schema", "json_object", "off"] = _doc(
         "the format sent when the run last stopped (off: no response_format; the instructions describe the JSON)")
-    fallbacks: list[FormatFallback] = _doc("every format the server refused, in order", default_factory=list)
+    fallbacks: list[FormatFallback] = _doc("every format the server refused or whose grammar allowed no tool call, "
+                                           "in order", default_factory=list)
 
 
 class UserInstructions(_Model):

@@ -38,9 +38,9 @@ from core.runformat.events import (
     Usage,
 )
 from core.runformat.write import ConversationLog, RunWriteError, now_us
-from recorder.agent.text_calls import as_output_items, parse_text_calls
 from recorder.designs.mcp_client import ServerDied, ToolServer
 from recorder.providers.base import ModelRequest, ModelResponse, Provider, ProviderError
+from recorder.providers.text_calls import as_output_items, parse_text_calls
 
 # The usage block of a request that got no response: nothing was reported, nothing is guessed.
 NO_USAGE = Usage(inputTokens=None, outputTokens=None, cachedTokens=None, estimated=False)
@@ -290,7 +290,8 @@ class Conversation:
         self.tally.turns += 1
         turn = self.tally.turns
         request = ModelRequest(self.instructions, self.tools, list(history), self.answer_schema, turn,
-                               self.budgets.request_timeout_s, self.budgets.max_output_tokens)
+                               self.budgets.request_timeout_s, self.budgets.max_output_tokens,
+                               text_tool_calls=self.text_tool_calls)
         self.log.write(ModelRequestSent(turn=turn, newItems=new_items, historyLength=len(history),
                                         requestBytes=_request_bytes(request)))
         sent = time.perf_counter()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from recorder.doctor.report import Check
 from recorder.providers.chat_compat import looks_like_validation_error
 from recorder.providers.openai_chat import OpenAIChatProvider
+from recorder.providers.text_calls import parse_text_calls
 
 if TYPE_CHECKING:  # for the type checker only: the SDK loads when the provider is built
     from openai.types.chat import ChatCompletionMessageParam
@@ -79,6 +80,7 @@ class ChatFindings:
     tool_choices: list[str] = field(default_factory=list)  # accepted and returned a call, in preference order
     validation_as_500: bool = False
     latencies_s: list[float] = field(default_factory=list)
+    written_calls: int = 0  # calls the model wrote in its text where the server parsed none
 
 
 class ChatProbes:
@@ -146,6 +148,12 @@ class ChatProbes:
         checks.append(Check("tool call with a named tool_choice", bool(named.calls), _calls_text(named)))
         self.found.tool_choices = [choice for choice, answer in
                                    (("auto", auto), ("required", required), ("first-tool", named)) if answer.calls]
+        self.found.written_calls = sum(len(parse_text_calls(answer.text, ["get_order"]))
+                                       for answer in (alone, auto, required, named) if not answer.calls)
+        if self.found.written_calls:
+            checks.append(Check("tool calls written as text", None,
+                                f"{self.found.written_calls} call(s) in the replies' text that the server did not "
+                                "parse (--text-tool-calls reads them)"))
         text = await self.send(NO_TOOL, 20, tools=[ORDER_TOOL], tool_choice="auto")
         checks.append(Check('a text answer beside tools ("auto")', bool(text.text.strip()),
                             text.error or (f"answered {text.text.strip()[:40]!r}" if text.text.strip() else

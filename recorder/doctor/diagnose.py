@@ -28,10 +28,13 @@ from recorder.agent.loop import Budgets
 from recorder.designs.mcp_client import server_command, start_servers
 from recorder.doctor.chat_probes import AS_JSON, ONE, ORDER_TOOL, STATUS_SCHEMA, TWO, ChatProbes
 from recorder.doctor.report import Check, Diagnosis
+from recorder.doctor.trial import TrialSettings, run_trials, trial_options
 from recorder.providers import create_provider, traits_of
 from recorder.providers.base import DoctorProbes, ModelRequest, ModelResponse, Provider, ProviderError, ProviderSettings
 from recorder.providers.openai_chat import OpenAIChatProvider
+from recorder.providers.text_calls import parse_text_calls
 from recorder.run.local_server import is_local_url
+from recorder.run.options import Guidance
 
 Report = Callable[[Check], None]
 DEFAULT_REQUEST_TIMEOUT_S = Budgets().request_timeout_s
@@ -47,8 +50,12 @@ def _settings(model: str | None, base_url: str | None, api_key_env: str | None,
 
 async def diagnose(provider_name: str, *, model: str | None = None, base_url: str | None = None,
                    api_key_env: str | None = None, dataset_dir: Path | None = None, timeout_s: float = 120.0,
-                   report: Report | None = None) -> Diagnosis:
-    """Probe the endpoint; `report` hears each check as it is made. Bad options raise WismoError."""
+                   report: Report | None = None, trial: TrialSettings | None = None) -> Diagnosis:
+    """Probe the endpoint, then record the first case in each design; `report` hears each check as it is made.
+
+    Bad options raise WismoError.
+    """
+    trial = trial or TrialSettings()
     tell = report or (lambda check: None)
     traits = traits_of(provider_name)
     if traits.doctor is None:
@@ -69,7 +76,11 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
         await provider.aclose()
     if chosen is None:
         return diagnosis
-    await _first_requests(diagnosis, chosen, add, dataset_dir, timeout_s)
+    written = await _first_requests(diagnosis, chosen, add, dataset_dir, timeout_s, trial.guidance)
+    if trial.enabled:
+        written = written or bool(chosen.get("written_calls"))
+        await run_trials(diagnosis, trial_options(diagnosis, chosen, api_key_env, dataset_dir, timeout_s, trial,
+                                                  written), add)
     if diagnosis.usable and traits.local_server and is_local_url(base_url):
         diagnosis.flags.append("--concurrency 1")
     if diagnosis.usable:
@@ -142,7 +153,8 @@ async def _chat(provider: Provider, diagnosis: Diagnosis, add: Callable[..., Non
     answer_format = found.answer_formats[0] if found.answer_formats else "off"
     if answer_format != "json_schema":
         diagnosis.flags.append(f"--structured-output {answer_format}")
-    return {"structured_output": answer_format, "tool_choices": found.tool_choices or ["auto"]}
+    return {"structured_output": answer_format, "tool_choices": found.tool_choices or ["auto"],
+            "written_calls": found.written_calls > 0}
 
 
 async def _api(provider: Provider, diagnosis: Diagnosis, add: Callable[..., None],
@@ -199,17 +211,24 @@ PROBES: dict[DoctorProbes, Probes] = {"chat_completions": _chat, "through_provid
 
 
 async def _first_requests(diagnosis: Diagnosis, chosen: dict[str, Any], add: Callable[..., None],
-                          dataset_dir: Path | None, timeout_s: float) -> None:
-    """wismo's own first request in each design, with each workable tool choice until one makes the model call."""
+                          dataset_dir: Path | None, timeout_s: float, guidance: Guidance | None) -> bool:
+    """wismo's own first request in each design, with each workable tool choice until one makes the model call.
+
+    True when a reply held a tool call written as text (what --text-tool-calls reads).
+    """
     dataset = load_dataset(dataset_dir)
     case = dataset.cases[0]
-    instructions = build_instructions(dataset.records.clock)
+    instructions = build_instructions(dataset.records.clock, guidance=guidance.text if guidance else None)
+    written = False
     history = [{"type": "message", "role": "user", "content": case.question}]
     async with AsyncExitStack() as stack:
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="wismo-doctor-")))
         servers = await start_servers(stack, {d: server_command(d, dataset.folder) for d in DESIGNS}, logs, 60.0)
         for choice in chosen["tool_choices"]:
-            extra = {} if choice is None else {"structured_output": chosen["structured_output"], "tool_choice": choice}
+            # json_schema accepted is sent as auto, as record will: auto finds a grammar that allows no call.
+            answer_format = "auto" if chosen.get("structured_output") == "json_schema" else chosen.get(
+                "structured_output")
+            extra = {} if choice is None else {"structured_output": answer_format, "tool_choice": choice}
             provider = create_provider(diagnosis.provider, _settings(diagnosis.model, diagnosis.base_url, None,
                                                                      **extra))
             called = True
@@ -226,7 +245,10 @@ async def _first_requests(diagnosis: Diagnosis, chosen: dict[str, Any], add: Cal
                     if not isinstance(response, ProviderError):
                         diagnosis.latencies_s.append(seconds)
                     label = f"wismo's first request, {design}" + (f" ({choice})" if choice else "")
-                    add(Check(label, bool(_calls(response)), f"{_calls_text(response)} in {seconds:.1f} s"))
+                    as_text = parse_text_calls(_text(response), [tool.name for tool in request.tools])
+                    written = written or bool(as_text)
+                    seen = f"; {len(as_text)} call(s) written as text" if as_text and not _calls(response) else ""
+                    add(Check(label, bool(_calls(response)), f"{_calls_text(response)}{seen} in {seconds:.1f} s"))
                     if not _calls(response):
                         called = False
                         break
@@ -237,9 +259,10 @@ async def _first_requests(diagnosis: Diagnosis, chosen: dict[str, Any], add: Cal
                     diagnosis.flags.append(f"--tool-choice {choice}")
                 diagnosis.usable = True
                 diagnosis.verdict = f"record can work (case {case.caseId} called a tool in both designs)"
-                return
+                return written
     diagnosis.verdict = ("record would run, but the model called no tool on wismo's first request with any "
                          "tool choice the server accepts: its figures would say nothing about the designs")
+    return written
 
 
 def _calls(response: ModelResponse | ProviderError) -> list[dict[str, Any]]:

@@ -41,6 +41,9 @@ class ModelRequest:
     turn: int
     timeout_s: float
     max_output_tokens: int | None = None  # the output cap (--max-output-tokens); None: the API's default
+    # --text-tool-calls: the loop reads calls written in the text, so a provider checking whether a
+    # reply called a tool (openai-chat's schema-grammar check) counts those too.
+    text_tool_calls: bool = False
 
 
 @dataclass(frozen=True)

@@ -46,11 +46,14 @@ class AnswerFormat:
 
     requested: str = "auto"
     used: str = "json_schema"
-    fallbacks: list[dict[str, str]] = field(default_factory=list)
+    fallbacks: list[dict[str, Any]] = field(default_factory=list)
+    # auto: whether the run has seen if json_schema leaves the model room for a tool call (see
+    # needs_grammar_check); settled by the first reply to a request with tools.
+    grammar_checked: bool = False
 
     @classmethod
     def create(cls, requested: str, used: str | None = None,
-               fallbacks: list[dict[str, str]] | None = None) -> AnswerFormat:
+               fallbacks: list[dict[str, Any]] | None = None) -> AnswerFormat:
         """The format for `--structured-output requested`; a resume passes what the run had settled on."""
         if requested not in STRUCTURED_OUTPUT_MODES:
             raise ValueError(f"unknown structured output mode {requested!r}")
@@ -70,9 +73,36 @@ class AnswerFormat:
         following = _FALLBACK.get(rejected)
         if following is None:
             return False
-        self.fallbacks.append({"rejected": rejected, "reason": str(error), "at": now_iso()})
+        self.fallbacks.append({"rejected": rejected, "cause": "refused", "reason": str(error), "at": now_iso()})
         self.used = following
         return True
+
+    def needs_grammar_check(self, sent: str, has_tools: bool, called: bool) -> bool:
+        """True when a reply to `sent` with tools offered made no tool call and auto has not yet asked why.
+
+        llama-server (and any server that turns `response_format` into a grammar) constrains the *whole*
+        reply to the schema, so under json_schema the model can never call a tool. Only sending the same
+        request without it tells that apart from a model that chose to answer. A reply that did call a
+        tool under json_schema settles it: the schema leaves room for calls.
+        """
+        if self.requested != "auto" or sent != "json_schema" or not has_tools or self.grammar_checked:
+            return False
+        if called:
+            self.grammar_checked = True
+            return False
+        return True
+
+    def schema_grammar_found(self, calls: int, discarded_input: int | None, discarded_output: int | None) -> None:
+        """The request without response_format called a tool where the one with it could not: send none from now on."""
+        self.grammar_checked = True
+        self.fallbacks.append({
+            "rejected": "json_schema", "cause": "schema_grammar", "at": now_iso(),
+            "reason": ("the first request with tools, sent with response_format json_schema, got an answer and no "
+                       f"tool call; the same request without response_format got {calls} tool call(s): the "
+                       "server's schema grammar constrains every reply, so no response_format is sent while "
+                       "tools are offered (the instructions describe the answer's JSON; it is parsed from text)"),
+            "discardedTokens": {"input": discarded_input, "output": discarded_output}})
+        self.used = "off"
 
     def to_json(self) -> dict[str, Any]:
         """As stored in the manifest."""

@@ -8,6 +8,7 @@ it. Many servers ignore `response_format` anyway, so the loop parses the answer 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -32,6 +33,7 @@ from recorder.providers.chat_compat import (
     tool_choice_for,
 )
 from recorder.providers.retry import Failure, RetryPolicy, Sleep, call_with_retries
+from recorder.providers.text_calls import parse_text_calls
 
 if TYPE_CHECKING:  # for the type checker only: at run time the SDK loads when a provider is built
     from openai.types.chat import ChatCompletionMessageParam
@@ -79,6 +81,7 @@ class OpenAIChatProvider(SdkProvider):
         if self.tool_choice not in TOOL_CHOICES:
             raise WismoError(f"unknown tool choice {self.tool_choice!r} (known: {', '.join(TOOL_CHOICES)})")
         self._policy = RetryPolicy.from_settings(settings, sleep=sleep, rand=rand)
+        self._grammar_lock = asyncio.Lock()
         self.client = openai.AsyncOpenAI(api_key=self.key.value or PLACEHOLDER_KEY, base_url=settings.base_url,
                                           max_retries=0)
 
@@ -96,16 +99,15 @@ class OpenAIChatProvider(SdkProvider):
         """Send the request (retrying 429/5xx) and translate the first choice to neutral items.
 
         Under `--structured-output auto`, a server that refuses the answer format gets the request
-        again with the next one (json_object, then none); the run keeps the format it settled on.
+        again with the next one (json_object, then none), and a server whose schema grammar leaves no
+        room for a tool call (see AnswerFormat.needs_grammar_check) gets it again without one; the run
+        keeps the format it settled on.
         """
-        while True:
-            sent_format = self.structured_output.used
-            try:
-                outcome = await self._send(request, sent_format)
-                break
-            except ProviderError as error:
-                if not self.structured_output.fall_back(sent_format, error):
-                    raise
+        outcome, sent = await self._negotiated(request)
+        # A reply the cap cut short says nothing about whether the model could have called a tool.
+        if not self._cut_short(outcome) and self.structured_output.needs_grammar_check(
+                sent, bool(request.tools), self._called(outcome, request) > 0):
+            outcome, sent = await self._check_grammar(request, outcome)
         completion = self.parsed(outcome.value)
         choices = list(getattr(completion, "choices", None) or [])
         finish = getattr(choices[0], "finish_reason", None) if choices else None
@@ -120,7 +122,60 @@ class OpenAIChatProvider(SdkProvider):
             stop_reason=finish,
             early_stop=EARLY_STOPS.get(finish or ""),
             server_timings=timings_of(getattr(completion, "timings", None)),
+            answer_format="json_schema" if sent == "json_schema" else "instructions",
         )
+
+    async def _negotiated(self, request: ModelRequest) -> tuple[Any, str]:
+        """The outcome and the answer format it was sent with, after any fallback a refusal caused."""
+        while True:
+            sent_format = self.structured_output.used
+            try:
+                return await self._send(request, sent_format), sent_format
+            except ProviderError as error:
+                if not self.structured_output.fall_back(sent_format, error):
+                    raise
+
+    async def _check_grammar(self, request: ModelRequest, with_schema: Any) -> tuple[Any, str]:
+        """The same request without response_format: its reply when only it called a tool, else the first.
+
+        One conversation asks at a time; the others, whose replies came under the same schema, take
+        what it found (a resend without the format when it found a grammar).
+        """
+        async with self._grammar_lock:
+            state = self.structured_output
+            if state.grammar_checked:
+                if state.used == "json_schema":
+                    return with_schema, "json_schema"
+                return await self._send(request, state.used), state.used
+            try:
+                without = await self._send(request, "off")
+            except ProviderError:
+                # The check itself failed: keep the reply that came, and ask again on a later request.
+                return with_schema, "json_schema"
+            calls = self._called(without, request)
+            if not calls:
+                state.grammar_checked = True  # no call either way: the model chose to answer
+                return with_schema, "json_schema"
+            usage = usage_of(getattr(self.parsed(with_schema.value), "usage", None))
+            state.schema_grammar_found(calls, usage.input_tokens, usage.output_tokens)
+            return without, "off"
+
+    def _cut_short(self, outcome: Any) -> bool:
+        choices = list(getattr(self.parsed(outcome.value), "choices", None) or [])
+        return bool(choices) and EARLY_STOPS.get(getattr(choices[0], "finish_reason", None) or "") is not None
+
+    def _called(self, outcome: Any, request: ModelRequest) -> int:
+        """How many tool calls a reply made: native ones, or (under --text-tool-calls) ones written as text."""
+        completion = self.parsed(outcome.value)
+        choices = list(getattr(completion, "choices", None) or [])
+        if not choices:
+            return 0
+        items = from_message(choices[0].message)
+        native = sum(item["type"] == "function_call" for item in items)
+        if native or not request.text_tool_calls:
+            return native
+        text = "".join(item["text"] for item in items if item["type"] == "text")
+        return len(parse_text_calls(text, [tool.name for tool in request.tools]))
 
     async def _send(self, request: ModelRequest, answer_format: str) -> Any:
         """One request with the given answer format, retried on 429/5xx."""

@@ -62,5 +62,5 @@ class RecordOptions:
     reasoning_effort: str | None = None
     prompt_cache: bool = True
     strict_tools: bool = False
-    text_tool_calls: bool = False  # read tool calls the model wrote in its text (recorder.agent.text_calls)
+    text_tool_calls: bool = False  # read tool calls the model wrote in its text (recorder.providers.text_calls)
     guidance: Guidance | None = None  # --instructions FILE: replaces wismo's guidance; None: the default

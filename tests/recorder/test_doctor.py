@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
+import shlex
 import subprocess
 from typing import Any
 
@@ -12,7 +14,9 @@ import pytest
 
 from recorder.doctor.diagnose import diagnose, timeout_flags
 from recorder.doctor.report import Diagnosis
-from tests.helpers import WISMO
+from recorder.doctor.trial import SHORT_INSTRUCTIONS
+from tests.helpers import ROOT, WISMO
+from tests.recorder.test_local_server import EXPECTED, assert_valid, correct_answer, events
 from wismo.loopback import (
     ChatServer,
     FakeServer,
@@ -22,6 +26,7 @@ from wismo.loopback import (
     chat_reply,
     compliant,
     llama_cpp_python,
+    llama_server_small_model,
     messages_reply,
     responses_reply,
 )
@@ -32,6 +37,14 @@ MODEL = "local-fake:8b"
 def run(fake: FakeServer, provider: str = "openai-chat", **kwargs: Any) -> Diagnosis:
     return asyncio.run(diagnose(provider, model=kwargs.pop("model", MODEL), base_url=fake.url + "/v1",
                                 timeout_s=20.0, **kwargs))
+
+
+def right_answer(body: dict[str, Any]) -> str:
+    """The right answer in wismo's conversations; the fake's own answer to doctor's probes."""
+    order = re.search(r"ORD-\d+", str(body["messages"][1].get("content") if len(body["messages"]) > 1 else ""))
+    if order and order.group(0) in EXPECTED:
+        return correct_answer(body)
+    return '{"ok": true}' if body.get("response_format") else "ok"
 
 
 def verdicts(diagnosis: Diagnosis) -> dict[str, bool | None]:
@@ -51,21 +64,73 @@ def test_a_llama_cpp_python_like_server_is_diagnosed_as_it_is():
     assert seen["tool results reach the model"] is False and seen["null content beside tool calls"] is False
     assert seen["response_format json_schema"] is False and seen["response_format json_object"]
     assert seen["request errors as 4xx"] is False
-    assert diagnosis.usable and diagnosis.flags == ["--structured-output json_object", "--concurrency 1"]
     assert len(diagnosis.notes) == 2
+    # The probes and the first requests pass, but a whole conversation shows what they cannot: under
+    # "auto" this server answers an empty message after the tool result, so no answer ever parses.
+    assert [ok for label, ok in seen.items() if label.startswith("wismo's first request, focused")] == [True]
+    whole = {label: check for label in ("granular", "focused")
+             if (check := diagnosis.check(f"a whole conversation, {label}"))}
+    assert set(whole) == {"granular", "focused"}
+    assert all(check.ok is False and "no parseable answer (invalid_answer)" in check.detail for check in whole.values())
+    assert not diagnosis.usable
+    assert "no parseable answer in granular (invalid_answer), focused (invalid_answer)" in diagnosis.verdict
 
 
 def test_a_compliant_server_needs_no_flag_but_the_local_concurrency():
-    with compliant().serve() as fake:
+    with compliant(answer=right_answer).serve() as fake:
         diagnosis = run(fake)
     assert all(ok for label, ok in verdicts(diagnosis).items()), diagnosis.checks
     assert diagnosis.usable and diagnosis.flags == ["--concurrency 1"] and not diagnosis.notes
+    for design in ("granular", "focused"):
+        detail = diagnosis.check(f"a whole conversation, {design}").detail
+        assert "tool call(s)" in detail and "record(s) gathered" in detail and "answer parsed and right" in detail
+
+
+def test_llama_server_s_grammar_and_text_calls_are_found_and_the_printed_command_records_tool_calls(tmp_path):
+    # llama-server --jinja with a small model: json_schema becomes a grammar for the whole reply, and
+    # the model writes its calls as fenced JSON the server does not parse.
+    with llama_server_small_model(answer=right_answer).serve() as fake:
+        done = subprocess.run([*WISMO, "doctor", "--base-url", fake.url + "/v1", "--model", MODEL],
+                              capture_output=True, text=True, timeout=240, env=dict(os.environ), cwd=ROOT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "NO   json_schema leaves room for a tool call" in done.stdout
+        assert "that the server did not parse (--text-tool-calls reads them)" in done.stdout
+        command = done.stdout.split("record with:\n", 1)[1].strip().splitlines()[0]
+        assert "--text-tool-calls" in command and "--concurrency 1" in command
+        assert "--structured-output" not in command  # auto, the default, handles the grammar itself
+        # The printed command as a user would paste it (wismo is run the way the tests run it).
+        recorded = subprocess.run([*WISMO, *shlex.split(command)[1:], "--out", str(tmp_path), "--run-id", "printed",
+                                   "--repetitions", "1", "--cases", "delivered-on-time,partial-delivery"],
+                                  capture_output=True, text=True, timeout=240, env=dict(os.environ), cwd=ROOT)
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    calls = [e for e in events(tmp_path / "printed") if e["type"] == "tool_call"]
+    assert {c["conversationId"].split(".")[1] for c in calls} == {"granular", "focused"}
+    assert_valid(tmp_path / "printed")
+
+
+def test_a_model_that_calls_only_under_short_instructions_gets_the_instructions_flag():
+    server = compliant(answer=right_answer)
+
+    def responder(received: Received) -> Reply:
+        # Under wismo's long instructions this model answers at once; under a short prompt it looks up.
+        if SHORT_INSTRUCTIONS.read_text().strip() not in received.body["messages"][0]["content"]:
+            return chat_reply(text=right_answer(received.body))
+        return server(received)
+
+    with FakeServer(responder, get=lambda r: Reply(200, server.models())) as fake:
+        diagnosis = run(fake)
+    assert diagnosis.check("cause: the model called no tool under wismo's own instructions").detail == \
+        "trying again with --instructions examples/instructions/small-model.txt"
+    assert diagnosis.usable
+    assert "--instructions examples/instructions/small-model.txt" in diagnosis.flags
+    assert "(with --instructions examples/instructions/small-model.txt)" in diagnosis.verdict
 
 
 def test_when_auto_calls_no_tool_on_wismo_s_request_doctor_finds_the_choice_that_does():
     # The real llama.cpp server calls a tool under "auto" for a short prompt but answers an empty
-    # message to wismo's long instructions; a named tool_choice makes it call.
-    server = llama_cpp_python()
+    # message to wismo's long instructions; a named tool_choice makes it call. (Its template here lets
+    # the model answer after the result, so the whole conversations succeed.)
+    server = llama_cpp_python(empty_message_under_auto=False, drop_tool_results=False, answer=right_answer)
 
     def responder(received: Received) -> Reply:
         body = received.body
@@ -94,12 +159,16 @@ def test_a_model_that_never_calls_a_tool_makes_doctor_exit_1():
         done = subprocess.run([*WISMO, "doctor", "--base-url", fake.url + "/v1", "--model", MODEL],
                               capture_output=True, text=True, timeout=240, env=dict(os.environ))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "the model called no tool on wismo's first request" in done.stdout
+    assert "cause: the model called no tool under wismo's own instructions" in done.stdout
+    assert ("in a whole conversation the model called no tool in granular, focused (even with --instructions "
+            "examples/instructions/small-model.txt)") in done.stdout
     assert "record with:" not in done.stdout
 
 
 def test_doctor_prints_the_record_command_and_exits_0():
-    with llama_cpp_python().serve() as fake:
+    # llama-cpp-python's refusals, but a template that lets the model answer in text beside tools.
+    server = llama_cpp_python(empty_message_under_auto=False, drop_tool_results=False, answer=right_answer)
+    with server.serve() as fake:
         done = subprocess.run([*WISMO, "doctor", "--base-url", fake.url + "/v1", "--model", MODEL],
                               capture_output=True, text=True, timeout=240, env=dict(os.environ))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -117,11 +186,19 @@ def test_an_unreachable_server_is_one_line_and_exit_1():
 
 
 def hosted_responder(reply: Any, question: Any) -> Any:
-    """A hosted API's fake: one call per order ID in the question when tools are offered, else JSON text."""
+    """A hosted API's fake: one call per order ID in the question when tools are offered, else JSON text.
+
+    Once a tool result is in the conversation, the right answer for the order (doctor's whole
+    conversations through record).
+    """
     def respond(received: Received) -> Reply:
         body = received.body
+        raw = json.dumps(body)
+        if '"function_call_output"' in raw or '"tool_result"' in raw:
+            order = next(word for word in re.findall(r"ORD-\d+", raw) if word in EXPECTED)
+            return reply(text=json.dumps({**EXPECTED[order], "customerSummary": "Here is what we know."}))
         text = question(body)
-        orders = [word.strip(".,") for word in text.split() if word.startswith("ORD-")]
+        orders = [word.strip(".,?") for word in text.split() if word.startswith("ORD-")]
         if body.get("tools") and orders:
             name = body["tools"][0].get("name") or body["tools"][0]["function"]["name"]
             return reply(function_calls=[(name, json.dumps({"orderId": order})) for order in orders])

@@ -87,7 +87,10 @@ def test_openai_responses_makes_a_loose_answer_schema_strict(monkeypatch):
 
 
 def test_chat_completions_request(monkeypatch):
-    first, second = sent(OpenAIChatProvider, "/v1", chat_reply(text="{}"), HISTORY, monkeypatch)
+    # json_schema named: under auto, a reply without a tool call is sent again without the format (a
+    # schema-grammar check, tests/recorder/test_schema_grammar.py) and this fake scripts one reply per turn.
+    first, second = sent(OpenAIChatProvider, "/v1", chat_reply(text="{}"), HISTORY, monkeypatch,
+                         extra={"structured_output": "json_schema"})
     assert second["model"] == "requested-model"
     assert second["tools"] == [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                                  "parameters": t.parameters}} for t in TOOLS]
@@ -125,7 +128,7 @@ def test_chat_completions_structured_output_modes(mode, expected, monkeypatch):
     ("required", "required"), ("first-tool", {"type": "function", "function": {"name": "get_order"}})])
 def test_chat_completions_forces_a_tool_on_the_first_request_only(choice, first_turn, monkeypatch):
     first, second = sent(OpenAIChatProvider, "/v1", chat_reply(text="{}"), HISTORY, monkeypatch,
-                         extra={"tool_choice": choice})
+                         extra={"tool_choice": choice, "structured_output": "json_schema"})
     # Forced on every turn, the model could never answer.
     assert (first["tool_choice"], second["tool_choice"]) == (first_turn, "auto")
 

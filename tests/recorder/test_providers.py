@@ -62,9 +62,12 @@ APIS = [
         responses_reply, openai_error, OPENAI_MODEL),
     Api("anthropic", AnthropicMessagesProvider, "ANTHROPIC_API_KEY", {"model": "claude-requested"}, "",
         "/v1/messages", messages_reply, anthropic_error, ANTHROPIC_MODEL),
-    # openai-chat reads a key only from a variable named explicitly; the tests name one.
+    # openai-chat reads a key only from a variable named explicitly; the tests name one. json_schema is
+    # named: under auto a reply without a tool call is sent once more without it (the schema-grammar
+    # check, test_schema_grammar.py), and these tests count the requests a scripted reply answers.
     Api("openai-chat", OpenAIChatProvider, "WISMO_TEST_CHAT_KEY",
-        {"model": "local-requested", "api_key_env": "WISMO_TEST_CHAT_KEY"}, "/v1", "/v1/chat/completions",
+        {"model": "local-requested", "api_key_env": "WISMO_TEST_CHAT_KEY",
+         "extra": {"structured_output": "json_schema"}}, "/v1", "/v1/chat/completions",
         chat_reply, openai_error, CHAT_MODEL),
 ]
 

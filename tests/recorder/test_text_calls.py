@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from recorder.agent.loop import Budgets
-from recorder.agent.text_calls import TextCall, as_output_items, parse_text_calls
+from recorder.providers.text_calls import TextCall, as_output_items, parse_text_calls
 from recorder.run.options import RecordOptions
 from recorder.run.record import record
 from tests.recorder.test_local_server import assert_valid, correct_answer, events, finished
