@@ -90,6 +90,24 @@ class BackendLookups(_Model):
     notFound: int = _doc("of those reads, how many found no record", ge=0)
 
 
+class McpRequest(_Model):
+    """The tools/call request behind a tool result, as wismo's MCP client sent it."""
+
+    # Read from the MCP SDK's public surface (recorder/designs/mcp_requests.py): the client's negotiated
+    # version, the messages its transport is handed, its HTTP client's request hook. Of the headers only
+    # Mcp-Session-Id is read: the values of those wismo sends (a bearer token) never are.
+    requestId: int | str = _doc("the JSON-RPC `id` the request was sent under, verbatim (the MCP SDK numbers each "
+                                "connection's requests from 1, initialize first, so a restarted server's calls "
+                                "start low again)")
+    protocolVersion: str = _doc("the MCP protocol version negotiated at initialize by the server instance that "
+                                "received the call (InitializeResult.protocolVersion; a restarted server "
+                                "negotiates again)")
+    sessionId: str | None = _doc("the Mcp-Session-Id header the request carried: the session the streamable HTTP "
+                                 "server issued at initialize. Left out over stdio, which has no session, and "
+                                 "for a server that issued none", default=None,
+                                 exclude_if=lambda session: session is None)
+
+
 class Claimed(_Model):
     """The counters the runner claims for a conversation; `wismo validate` re-adds them from the lines."""
 
@@ -247,6 +265,12 @@ class ToolResultReceived(_Model):
         "the backend reads the server did for this call (its result's `_meta`, which the model never sees); "
         "null in runs recorded before the servers reported them, and for a result without them (a call the "
         "server refused before its tool ran, one that never reached the server)", default=None)
+    mcp: McpRequest | None = _doc(
+        "the tools/call request wismo sent for it (JSON-RPC id, negotiated protocol version, HTTP session), also "
+        "when the server died before answering; left out when none was sent (unknown_tool, invalid_arguments, "
+        "cancelled before it was sent, no server running) and in runs recorded before wismo recorded it",
+        default=None,
+        exclude_if=lambda sent: sent is None)
 
 
 class ConversationFinished(_Model):

@@ -26,6 +26,7 @@ from core.runformat.events import (
     Claimed,
     ConversationFinished,
     ConversationStarted,
+    McpRequest,
     ModelRequestSent,
     ModelResponseReceived,
     ResponseError,
@@ -390,30 +391,32 @@ class Conversation:
 
     async def _run_tool(self, turn: int, index: int, call: dict[str, Any], results: dict[int, dict[str, Any]]) -> None:
         started = time.perf_counter()
-        text, is_error, kind, lookups = await self._call_tool(call)
+        text, is_error, kind, lookups, request = await self._call_tool(call)
         results[index] = {"callId": call["callId"], "text": text, "isError": is_error, "errorKind": kind}
         self.tally.add_lookups(lookups, is_error, from_server=kind in (None, "tool"))
         self.log.write(ToolResultReceived(
             turn=turn, callId=call["callId"], name=call["name"], text=text, isError=is_error, errorKind=kind,
             bytes=len(text.encode("utf-8")), latencyMs=round((time.perf_counter() - started) * 1000, 3),
-            lookups=lookups))
+            lookups=lookups, mcp=request))
 
-    async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, ToolErrorKind | None, BackendLookups | None]:
-        """The result text, whether it is an error, its kind, and the lookups the server reported for it."""
+    async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, ToolErrorKind | None, BackendLookups | None,
+                                                              McpRequest | None]:
+        """The result text, whether it is an error, its kind, the lookups the server reported for it, and the
+        tools/call request it was sent as (None when none was sent)."""
         if call["name"] not in self._tool_names:
             return (f"unknown tool {call['name']!r}; the tools are: {', '.join(sorted(self._tool_names))}",
-                    True, "unknown_tool", None)
+                    True, "unknown_tool", None, None)
         try:
             arguments = json.loads(call["arguments"] or "{}")
         except json.JSONDecodeError as exc:
             return (f"the arguments are not valid JSON ({exc.msg}); send a JSON object", True, "invalid_arguments",
-                    None)
+                    None, None)
         if not isinstance(arguments, dict):
-            return "the arguments must be a JSON object", True, "invalid_arguments", None
+            return "the arguments must be a JSON object", True, "invalid_arguments", None, None
         try:
             outcome = await self.server.call(call["name"], arguments)
         except ServerDied as exc:
-            return f"the tool server failed: {exc}", True, "server_died", None
+            return f"the tool server failed: {exc}", True, "server_died", None, exc.request
         except Exception as exc:  # e.g. a restart that failed: still this conversation's tool fault only
-            return f"the tool server failed: {type(exc).__name__}: {exc}", True, "server_died", None
-        return outcome.text, outcome.is_error, "tool" if outcome.is_error else None, outcome.lookups
+            return f"the tool server failed: {type(exc).__name__}: {exc}", True, "server_died", None, None
+        return outcome.text, outcome.is_error, "tool" if outcome.is_error else None, outcome.lookups, outcome.request

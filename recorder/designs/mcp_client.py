@@ -26,8 +26,9 @@ from pydantic import ValidationError
 
 from core.domain.linking import ToolSpec
 from core.errors import WismoError
-from core.runformat.events import BackendLookups
+from core.runformat.events import BackendLookups, McpRequest
 from core.runformat.redact import strip_url_secrets
+from recorder.designs.mcp_requests import HttpSessions, noting_requests, sent_as, sent_tools_calls
 from recorder.servers.lookups import META_KEY
 
 STDERR_TAIL_CHARS = 300  # of a server's stderr, quoted when it fails to start
@@ -62,12 +63,14 @@ def as_target(target: ServerTarget | Sequence[str]) -> ServerTarget:
 @dataclass(frozen=True)
 class ToolOutcome:
     """What one tools/call returned: the text of its content, whether it is an error, how long it took,
-    and the backend lookups the server reported in the result's `_meta` (None when it reported none)."""
+    the backend lookups the server reported in the result's `_meta` (None when it reported none), and
+    the request it was sent as (JSON-RPC id, negotiated protocol version, HTTP session)."""
 
     text: str
     is_error: bool
     latency_ms: float
     lookups: BackendLookups | None = None
+    request: McpRequest | None = None
 
 
 def reported_lookups(meta: dict[str, Any] | None) -> BackendLookups | None:
@@ -93,7 +96,12 @@ class NoTools(Exception):
 
 
 class ServerDied(Exception):
-    """The server process went away during a call; it is being restarted."""
+    """The server process went away during a call; it is being restarted.
+
+    `request`: the tools/call request the call had already sent, if it got that far.
+    """
+
+    request: McpRequest | None = None
 
 
 class ToolsChanged(ServerDied):
@@ -175,6 +183,10 @@ class ToolServer:
         self.changed: str | None = None
         self.server_name: str | None = None  # as the server gave them in its initialize result
         self.server_version: str | None = None
+        # What the running instance negotiated at initialize (a restart negotiates again), and over
+        # streamable HTTP the session each of its tools/call requests carried.
+        self.protocol_version: str | None = None
+        self._sessions: HttpSessions | None = None
         self.calls = 0
         self.restarts = 0
         self._instance = 0  # the number of the instance now running (or starting)
@@ -252,20 +264,23 @@ class ToolServer:
             return text if len(text) <= STDERR_TAIL_CHARS else "…" + text[-STDERR_TAIL_CHARS:]
         return ""
 
-    def _transport(self, errlog: TextIO) -> tuple[Any, Any]:
-        """The SDK transport to this server, and the HTTP client it needs entered (None over stdio)."""
+    def _transport(self, errlog: TextIO) -> tuple[Any, Any, HttpSessions | None]:
+        """The SDK transport to this server (noting each tools/call's id), the HTTP client it needs entered
+        and the sessions its requests carried (both None over stdio)."""
         if self.target.url:
             # The SDK closes only an HTTP client it made itself; this one carries the headers.
             http = create_mcp_http_client(headers=self.target.headers or None)
-            return streamable_http_client(self.target.url, http_client=http), http
+            sessions = HttpSessions()
+            sessions.hook(http)
+            return noting_requests(streamable_http_client(self.target.url, http_client=http)), http, sessions
         params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment())
-        return stdio_client(params, errlog=errlog), None
+        return noting_requests(stdio_client(params, errlog=errlog)), None, None
 
     async def _supervise(self, errlog: TextIO) -> None:
         while not self._stopping:
             try:
                 async with AsyncExitStack() as stack:
-                    transport, http = self._transport(errlog)
+                    transport, http, sessions = self._transport(errlog)
                     if http is not None:
                         await stack.enter_async_context(http)
                     client = await stack.enter_async_context(
@@ -282,6 +297,7 @@ class ToolServer:
                     if not self._stopping:
                         self._restart.clear()  # a restart asked of an earlier instance is void
                     self._client = client
+                    self.protocol_version, self._sessions = client.protocol_version, sessions
                     self._instance += 1
                     self._start_error = None
                     self._ready.set()
@@ -328,20 +344,24 @@ class ToolServer:
         if self.changed is not None:
             raise ToolsChanged(self.changed)
         client, instance = self._client, self._instance
+        version, sessions = self.protocol_version, self._sessions  # of the same instance as the client
         if client is None:
             raise ServerDied(f"MCP server {self.label!r} is not running")
         self.calls += 1
         started = time.perf_counter()
-        try:
-            result = await client.call_tool(name, arguments, read_timeout_seconds=self.call_timeout_s)
-        except Exception as exc:
-            self._instance_failed(instance)
-            raise ServerDied(f"MCP server {self.label!r} failed during {name}: {type(exc).__name__}: {exc}") from exc
+        with sent_tools_calls() as sent:
+            try:
+                result = await client.call_tool(name, arguments, read_timeout_seconds=self.call_timeout_s)
+            except Exception as exc:
+                self._instance_failed(instance)
+                died = ServerDied(f"MCP server {self.label!r} failed during {name}: {type(exc).__name__}: {exc}")
+                died.request = sent_as(sent, version, sessions)
+                raise died from exc
         latency = (time.perf_counter() - started) * 1000
         text = "\n".join(getattr(block, "text", "") for block in result.content)
         # `_meta` stays with the recorder: only the text goes into the model's history.
         return ToolOutcome(text=text, is_error=bool(result.is_error), latency_ms=latency,
-                           lookups=reported_lookups(result.meta))
+                           lookups=reported_lookups(result.meta), request=sent_as(sent, version, sessions))
 
 
 async def start_servers(stack: AsyncExitStack, commands: Mapping[str, ServerTarget | Sequence[str]],
