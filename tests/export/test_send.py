@@ -128,3 +128,19 @@ def test_the_three_commands_of_docs_export_md_work_as_written(tmp_path):
     assert (tmp_path / "sample.otlp.json").stat().st_size > 0
     inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect-ai: pip install '.[test]'")
     assert len(inspect_log.read_eval_log(str(tmp_path / "sample.eval")).samples) == CONVERSATIONS
+
+
+def test_a_run_that_fails_validation_is_not_sent_unless_unvalidated_and_then_marked(tmp_path):
+    from tests.export.tampered import run_failing_validation
+
+    run = run_failing_validation(tmp_path, "toolCalls")  # a counter its trace does not add up to
+    with running_receiver() as receiver:
+        refused = run_wismo("export", str(run), "--otlp-endpoint", receiver.url, cwd=ROOT)
+        assert refused.returncode == 2 and "fails validation" in refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1 and not receiver.paths  # nothing sent
+        sent = run_wismo("export", str(run), "--otlp-endpoint", receiver.url, "--unvalidated", cwd=ROOT)
+    assert sent.returncode == 0, sent.stderr
+    assert len({s.trace_id for s in receiver.spans()}) == CONVERSATIONS
+    for request in receiver.requests:
+        resource = {kv.key: kv.value for kv in request.resource_spans[0].resource.attributes}
+        assert resource["wismo.run.validated"].bool_value is False

@@ -9,9 +9,10 @@ finding are `gen_ai.evaluation.result` events on the root span.
 
 What is left out on purpose: message contents, tool arguments and results, and the claim checker's
 quotes, unless `include_content` (the conventions make contents opt-in); the run itself never holds
-keys (core.runformat.redact). Attributes the run did not record are left out rather than guessed: the
-run format keeps no MCP session id, protocol version or JSON-RPC request id, so `mcp.session.id`,
-`mcp.protocol.version` and `jsonrpc.request.id` are absent (docs/export.md says so).
+keys (core.runformat.redact). Attributes the run did not record are left out rather than guessed:
+`jsonrpc.request.id`, `mcp.protocol.version` and `mcp.session.id` come from the tool result's recorded
+request (`mcp`), so a run recorded before wismo kept it, a call that never reached a server, and a
+stdio server (no session) export without them.
 
 The output follows the OTLP/JSON encoding: trace and span IDs as hex, enums as integers, 64-bit
 integers as decimal strings, and lowerCamelCase field names.
@@ -263,6 +264,9 @@ class _TraceBuilder:
             error, attrs["error.type"] = "no result", "no_result"
         else:
             attrs |= {"wismo.tool.result_bytes": result.bytes, "wismo.tool.latency_ms": result.latencyMs}
+            if result.mcp is not None:  # the request as sent; the convention's id is a string
+                attrs |= {"jsonrpc.request.id": str(result.mcp.requestId),
+                          "mcp.protocol.version": result.mcp.protocolVersion, "mcp.session.id": result.mcp.sessionId}
             if result.lookups is not None:
                 attrs |= {f"wismo.lookups.{name}": value for name, value in result.lookups.model_dump().items()}
             if result.isError:
