@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from analysis.claims import KINDS, SEVERITY, Finding, check_summary
+from analysis.claims import KINDS, SEVERITY, Finding, check_claims, check_summary
 from core.domain.dataset import Records
 from core.domain.evidence import Evidence
 from recorder.servers.lookups import Lookups, NotFound, to_json_text
@@ -17,6 +17,7 @@ from tests.helpers import ROOT, default_cases, default_records
 DATA = ROOT / "tests" / "data"
 SECOND_DATASET = DATA / "second_dataset"
 THIRD_DATASET = DATA / "third_dataset"  # 4-6 line orders, a +10:00 clock; its corpus is split dev / held out
+FOURTH_DATASET = DATA / "fourth_dataset"  # 4-8 line orders, a -07:00 clock; written blind, split dev / held out
 CLAIMS_DOC = ROOT / "docs" / "claims.md"
 
 
@@ -43,6 +44,16 @@ def third_records() -> dict[str, Any]:
 def third_cases() -> list[dict[str, Any]]:
     """A fresh copy of the third dataset's cases.json."""
     return json.loads((THIRD_DATASET / "cases.json").read_text())
+
+
+def fourth_records() -> dict[str, Any]:
+    """A fresh copy of the fourth dataset's records.json."""
+    return json.loads((FOURTH_DATASET / "records.json").read_text())
+
+
+def fourth_cases() -> list[dict[str, Any]]:
+    """A fresh copy of the fourth dataset's cases.json."""
+    return json.loads((FOURTH_DATASET / "cases.json").read_text())
 
 
 def _lookups(records: dict[str, Any] | None) -> Lookups:
@@ -173,6 +184,17 @@ def score(corpus: Corpus, entries: list[dict[str, Any]] | None = None) -> Score:
             result.misses.append(f"{entry['id']}: missed {sorted(want - got, key=str)}, "
                                  f"extra {sorted(got - want, key=str)}")
     return result
+
+
+def unchecked(corpus: Corpus, entries: list[dict[str, Any]] | None = None) -> tuple[int, int]:
+    """Claims the checker could not check on the focused evidence, and the summaries holding any."""
+    claims = summaries = 0
+    for entry in entries if entries is not None else corpus.entries():
+        evidence = Evidence() if entry.get("evidence") == "none" else \
+            focused_evidence(corpus.order_of_case[entry["caseId"]], corpus.records)
+        count = len(check_claims(entry["summary"], evidence, corpus.order_of_case[entry["caseId"]]).unchecked)
+        claims, summaries = claims + count, summaries + bool(count)
+    return claims, summaries
 
 
 def ratio(a: int, b: int) -> str:
