@@ -16,6 +16,11 @@ DELIVERED = re.compile(
     rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b"
     r"|\b(?:reached|made it to|got to) you\b|\b(?:turned|showed) up\b"
     r"|\bcame\b(?!\s+(?:through|back|in|from|up|out|to))|\bconfirm(?:ed|s)?\s+(?:the\s+)?deliver(?:y|ed)\b", _I)
+# "should be with you by now", "... marked as delivered, so the chairs should be with you": a delivery inferred
+# (from an order status, a date) is still said to have happened; "should be with you tomorrow" is an estimate.
+DELIVERED_BY_NOW = re.compile(
+    r"\b(?:should|must|ought to)\s+(?:already\s+)?(?:be with you|be there|have (?:arrived|been delivered"
+    r"|reached you|come))(?:\s+(?:by now|already|now)\b|(?=\s*(?:[.;!]|$)))", _I)
 ARRIVAL = re.compile(
     r"\b(?:arrive|arrives|arriving|reach(?:es)? you|gets? to you|be with you|be there|make it to you"
     r"|follow(?!\s+up)|ships?|be shipped|be dispatched|be sent)\b", _I)
@@ -52,7 +57,11 @@ ACKNOWLEDGE = re.compile(
     r"|look|reach|open|view|double-check)\b"
     rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
     rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed)\b"
-    r"|\bnot found\b|\bno (?:\w+ )?(?:record|records|tracking|information|info|updates?|details|data|trace)\b"
+    r"|\bnot found\b|\bno (?:\w+ ){0,2}?(?:record|records|tracking|information|info|updates?|details|data|trace"
+    r"|reservations?|entry|entries|scans?)\b"
+    # "Canada Post's tracking is down", "the lookup is failing": the source itself is out.
+    r"|\b(?:tracking|system|lookup|site|service|portal)\b[^.;:]{0,30}?\b(?:is|was|are|went|goes|has been)\s+"
+    r"(?:currently\s+|still\s+)?(?:down|offline|failing|erroring)\b|\b(?:lookup|tracking)\s+fail(?:ing|ed|s)\b"
     rf"|\bmissing\b|\b(?:don{_APOS}t|do not) have (?:any |an? )?(?:\w+ )?(?:record|information|info|update|details"
     rf"|tracking|data)\b|\b(?:isn{_APOS}t|is not|not) (?:loading|showing|working|responding)\b|\bunknown\b"
     r"|\bunclear\b|\bnot sure\b|\bno way to (?:know|tell|confirm)\b|\blookup failed\b|\bdown right now\b", _I)
@@ -116,6 +125,9 @@ FINITE_VERB = re.compile(rf"\b(?:is|are|was|were|has|have|had|will|would|won{_AP
 GAP_ADMITTED = re.compile(r"\b(?:isn['’]t|is not|aren['’]t|are not|wasn['’]t|hasn['’]t all|haven['’]t all)\s+"
                           r"(?:all\s+)?(?:there|here|complete|arrived)\b|\bnot (?:all|everything)\s+"
                           r"(?:is|has|have)?\s*(?:there|arrived|here)\b", _I)
+# A pronoun opening a clause that says how many it stands for: "those two", "both of them", "it".
+PRONOUN_SIZE = re.compile(r"\W*(?:(?:these|those|the|all|both)\s+(?:two|three|four)\b|both(?:\s+of\s+them)?\b"
+                          r"|(?:all\s+)?(?:two|three|four)\s+of\s+them\b|it\b|this one\b|that one\b)", _I)
 PRONOUN = re.compile(r"\b(?:it|its|they|them|their|theirs|these|those|this one|that one)\b", _I)
 AUX = re.compile(rf"(?:\b(?:has|have|had|was|were|is|are|got|been|be|being|not|never|already|both|all|just|now|yet"
                  rf"|also|still|finally|will|would|should|shall|can|could|may|might|must|\w+n{_APOS}t|\w+{_APOS}ll"

@@ -29,7 +29,7 @@ _AFTER_HEAD = re.compile(
     r"^(?:s|es)?(?:\s*(?:[.,;:!?)\]–—]|\s-\s|$)|\s+(?:and|or|is|are|was|were|has|have|had|hasn['’]t|haven['’]t|isn['’]t"
     r"|aren['’]t|wasn['’]t|weren['’]t|will|won['’]t|would|should|shall|can|can['’]t|could|may|might|must|did|didn['’]t"
     r"|does|doesn['’]t|got|came|arrived|itself|too|also|still|already|from|with|to|on|in|at|by|for|itself|yet|now"
-    r"|itself|hasn['’]t|seems?|appears?|went|left|should)\b)", _FLAGS)
+    r"|itself|hasn['’]t|seems?|appears?|went|left|should|one|ones)\b)", _FLAGS)
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,8 @@ def _word_pattern(word: str, last: bool) -> str:
         return f"(?:{core}|{_IRREGULAR_PLURALS[lower]})"
     if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
         return f"{re.escape(lower[:-1])}(?:y|ies)"
+    if lower.endswith("ies") and len(lower) > 4:
+        return f"{re.escape(lower[:-3])}(?:y|ies)"  # "AA batteries" is also named "battery" ("two battery packs")
     if lower.endswith("s") and not lower.endswith(("ss", "us", "is")) and len(lower) > 3:
         return f"{re.escape(lower[:-1])}s?"  # a plural name ("Paper filters") is also named in the singular
     if lower.endswith(("s", "x", "z", "ch", "sh")):
@@ -110,6 +112,8 @@ def _modifiers(items: list[tuple[str, str | None]]) -> dict[str, str]:
     return {word: next(iter(skus)) for word, skus in owners.items() if len(skus) == 1 and word not in lasts}
 
 
+# Words that single out the plain one of several items sharing a name ("the standard headlamp").
+_PLAIN_WORDS = {"standard", "regular", "basic", "plain", "normal", "ordinary", "original", "classic", "simple"}
 # A word inside a carrier event ("Delayed at regional hub") names no item where the summary uses it as a place.
 _PLACE_BEFORE = re.compile(r"\b(?:at|in|via|through|from|into|reached|left|to)\s+(?:(?:the|a|an|its|their|"
                            r"[\w'’-]+['’]s)\s+)?(?:[\w-]+\s+){0,2}$", _FLAGS)
@@ -142,13 +146,27 @@ def _resolve(text: str, start: int, end: int, skus: set[str],
         return start, (sku_after[1],), False  # "tenkeyless keyboard (KEYBOARD-TKL)"
     exact = [s for s in skus if names.get(s) and re.sub(r"\W+", " ", names[s] or "").strip().lower()
              == re.sub(r"\W+", " ", said).strip().lower()]
-    # A qualifier word just before the name that only one of them has: "the black keyboard".
-    before = list(re.finditer(r"[\w-]+", text[max(0, start - 30):start]))
-    if before:
-        word = before[-1].group().lower()
-        owners = [s for s in skus if word in {w.lower() for w in _WORD.findall(names.get(s) or "")}]
+    # A qualifier that only one of them has, in the words just before the name ("the black keyboard", "your
+    # regular-length sleeping bag", "the 300-lumen headlamp") or in brackets after it ("Sleeping bag (regular)").
+    words = {s: {w.lower() for w in re.findall(r"[^\W_]+", names.get(s) or "")} for s in skus}
+    phrase = re.search(r"(?:^|[.,;:!?(+&]|\band\b|\bor\b)\s*((?:[\w'’-]+\s+){0,3})$", text[max(0, start - 40):start])
+    qualifiers = list(re.finditer(r"[^\W_]+", phrase[1])) if phrase else []
+    offset = max(0, start - 40) + (phrase.start(1) if phrase else 0)
+    for word in reversed(qualifiers):
+        owners = [s for s in skus if word.group().lower() in words[s]]
         if len(owners) == 1:
-            return max(0, start - 30) + before[-1].start(), tuple(owners), False
+            return offset + word.start(), tuple(owners), False
+    bracket = re.match(r"\s*\(([^()]{1,30})\)", text[end:])
+    if bracket:
+        for word in re.findall(r"[^\W_]+", bracket[1]):
+            owners = [s for s in skus if word.lower() in words[s]]
+            if len(owners) == 1:
+                return start, tuple(owners), False
+    # "the standard headlamp": the one whose name is just what was said, when another adds a word to it.
+    if qualifiers and qualifiers[-1].group().lower() in _PLAIN_WORDS:
+        plain = [s for s in skus if [w.lower() for w in _head_words(names.get(s) or "")] == said.split()]
+        if len(plain) == 1:
+            return start, tuple(plain), False
     if len(exact) == 1:
         return start, tuple(exact), False  # the exact full name wins over another item's head part
     plural = said.endswith("s") and not any((names.get(s) or "").lower().endswith(said) for s in skus)

@@ -13,6 +13,7 @@ from analysis.claims.cues import (
     CONSEQUENCE,
     DELAY,
     DELIVERED,
+    DELIVERED_BY_NOW,
     EACH,
     EXCEPT,
     FINITE_VERB,
@@ -23,6 +24,7 @@ from analysis.claims.cues import (
     PARTIAL,
     PAYMENT_SUBJECT,
     PRONOUN,
+    PRONOUN_SIZE,
     REST,
     SHIPPED,
     STOCK,
@@ -158,14 +160,38 @@ class Checker(DateChecks):
                 break
         return named
 
+    def _referent(self, text: str, groups: list[tuple[str, ...]], last: tuple[tuple[str, ...], bool],
+                  unsure: str) -> tuple[tuple[tuple[str, ...], bool], str]:
+        """What a pronoun opening a sentence stands for when the sentence before named several groups of items.
+
+        "Those two", "both of them", "it": the groups of that size (one item for "it"); the last group when it is
+        the only one that fits, else nothing resolved ("the mittens and the beanie came ... Those two are stuck"
+        could be either pair): its claims cannot be checked.
+        """
+        size = PRONOUN_SIZE.match(text)
+        if size is None:
+            return last, unsure
+        wanted = {"it": 1, "its": 1, "this one": 1, "that one": 1, "both": 2, "two": 2, "three": 3, "four": 4}
+        key = next((w for w in wanted if re.search(rf"\b{w}\b", size.group(), re.I)), "")
+        fitting = [g for g in groups if len(g) == wanted[key]] if key else []
+        if len(fitting) == 1:
+            return (fitting[0], False), unsure
+        if key and len(fitting) > 1:
+            return last, unsure or f"'{size.group().strip()}' could stand for " + " or ".join(
+                "/".join(g) for g in fitting)
+        return last, unsure
+
     def run(self) -> list[Finding]:
         """Every finding for the summary, in order of where it points."""
         previous: tuple[tuple[str, ...], bool] | None = None
         previous_unsure = ""
         seen: set[str] = set()
+        groups: list[tuple[str, ...]] = []  # the item groups the last sentence's clauses named, for a pronoun
         for sentence in sentences(self.summary):
             last: Clause | None = None
             pending: list[str] = []
+            excepted: list[str] = []  # "everything except the jacket and the trousers has arrived"
+            sentence_groups: list[tuple[str, ...]] = []
             pending_unsure = ""
             pending_counts: dict[str, int] = {}
             self.date_context = "other"  # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared
@@ -176,7 +202,13 @@ class Checker(DateChecks):
                 named = self._named(span)
                 counts = {**pending_counts, **self._counts(span)}
                 group = "any" if ONE_OF_THEM.search(text) else ""
-                if named and not self._has_cue(span) and not EXCEPT.search(text) and not FINITE_VERB.search(text):
+                bare = not self._has_cue(span) and not FINITE_VERB.search(text)  # no claim and no verb of its own
+                if named and bare and EXCEPT.search(text):
+                    excepted = pending + [s for s in named if s not in pending]  # the list the claim that follows
+                    pending = []  # leaves out, however many clauses it runs over
+                    seen.update(named)
+                    continue
+                if named and bare and not EXCEPT.search(text):
                     pending += [s for s in named if s not in pending]  # "the laptop and ..." : subject of what follows
                     pending_counts = counts
                     pending_unsure = pending_unsure or self._unsure(span.start, span.end)
@@ -186,7 +218,10 @@ class Checker(DateChecks):
                 named = pending + [s for s in named if s not in pending]
                 pending, pending_counts, pending_unsure = [], {}, ""
                 own_unsure = self._unsure(span.start, span.end)
-                if EXCEPT.search(text):
+                if excepted and re.match(r"\W*(?:and|or|nor)\b", text):
+                    named, excepted = excepted + [s for s in named if s not in excepted], []
+                    about = (tuple(s for s in self.all_skus if s not in named), False)
+                elif EXCEPT.search(text):
                     about = (tuple(s for s in self.all_skus if s not in named), False)
                 elif named:
                     about = (tuple(named), False)
@@ -212,8 +247,11 @@ class Checker(DateChecks):
                     unsure = previous_unsure  # "it", "they": as unsure as what they stand for
                     if previous is None and len(self.all_skus) > 1 and self.facts.gathered:
                         unsure = "no item named before this claim"
+                    elif index == 0 and PRONOUN.match(text) and len(groups) > 1:
+                        about, unsure = self._referent(text, groups, about, unsure)
                 if named:
                     unsure = unsure or own_unsure or self._subject_unclear(span)
+                    sentence_groups += [tuple(named), about[0]]  # "everything except X": X, and the others
                 previous, previous_unsure = about, unsure
                 seen.update(named)
                 partial = about[1] and bool(PARTIAL.search(text))
@@ -225,6 +263,8 @@ class Checker(DateChecks):
                                           unsure=pending_unsure))
             if pending:
                 previous, previous_unsure = (tuple(pending), False), pending_unsure
+                sentence_groups.append(tuple(pending))
+            groups = list(dict.fromkeys(sentence_groups))
         self._check_absences()
         return sorted(self.findings, key=lambda f: (f.start, f.kind, f.sku or ""))
 
@@ -262,12 +302,22 @@ class Checker(DateChecks):
                     continue  # "the system lists it as delivered, but I can't confirm the carrier handed it over"
                 if how == "reported" and GAP_ADMITTED.search(sentence):
                     continue  # "your order shows as delivered when it isn't all there": the gap is the point
+                if how == "reported" and clause.whole and self.facts.order_status == "delivered":
+                    continue  # "the order shows 'delivered'": true of the order record, which is what it reports
                 failing = [i for i in items if not i.delivered
                            and not (clause.counts.get(i.sku) and i.delivered_quantity >= clause.counts[i.sku])]
                 if clause.partial and len(failing) < len(items):
                     failing = []
                 self._judge("unsupported_delivery", clause, span, failing)
+        for m in DELIVERED_BY_NOW.finditer(text):
+            inferred = re.search(r"\b(?:by now|already|now)\s*$", m.group()) or CONSEQUENCE.search(text)
+            if inferred and stance(text, m.start()) in ("plain", "reported"):
+                self._judge("unsupported_delivery", clause, self._claim_span(clause, m),
+                            [i for i in items if not i.delivered])
         for m in ARRIVAL.finditer(text):
+            if any(b.start() <= m.start() < b.end() for b in DELIVERED_BY_NOW.finditer(text)) and (
+                    CONSEQUENCE.search(text) or re.search(r"\b(?:by now|already|now)\b", text[m.end():])):
+                continue  # "should be with you by now" is a delivery, above
             how = stance(text, m.start())
             if how == "negated" and UNTIL.match(text, m.end()):
                 outstanding(self._claim_span(clause, m))

@@ -11,9 +11,11 @@ _FLAGS = re.I
 # --- sentences and clauses -------------------------------------------------------------------------
 
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|\n+")
-_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "no", "vs", "etc", "e.g", "i.e", "approx", "jan", "feb", "mar", "apr",
-                  "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "wed", "thu", "fri", "sat",
-                  "sun", "inc", "ltd", "co"}
+_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "no", "vs", "etc", "e.g", "i.e", "approx", "inc", "ltd", "co"}
+# A month or weekday shortened with a full stop ends the sentence unless a day or lower-case word follows it:
+# "due 21 Sep. Table: ..." ends there; "Sep. 21" and "Wed. afternoon" do not.
+_DATE_ABBREVIATIONS = {"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon",
+                       "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"}
 # Where one assertion ends and the next begins inside a sentence. Conjunctions stay with the clause they open;
 # a comma ends a clause too (not before a digit: "October 5, 2026"), and a clause that names items but makes
 # no claim ("the laptop, the monitor and") hands them to the next one.
@@ -47,7 +49,9 @@ def sentences(text: str) -> list[Span]:
     spans, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         word = re.search(r"([\w.]+)\.*$", text[start:m.start() + 1].rstrip(".!?\"')]"))
-        if m.group().startswith(".") and word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+        abbreviation = word.group(1).lower().rstrip(".") if m.group().startswith(".") and word else ""
+        if abbreviation in _ABBREVIATIONS or (abbreviation in _DATE_ABBREVIATIONS
+                                              and re.match(r"[ \t]+[\da-z]", text[m.end():])):
             continue
         span = _trimmed(text, start, m.end())
         if span:
@@ -98,8 +102,18 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\
 _ORDINAL_DAY = re.compile(r"\b(?:the|on|by|until|till|from|before|after|since|mon|tue|tues|wed|thu|thur|thurs|fri|sat"
                           r"|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?,?\s+"
                           r"(\d{1,2})(?:st|nd|rd|th)\b", _FLAGS)
+# Ranges: "20-22 September", "between 20 and 22 Sep", "Sep 20 to 22"; one mention that any day in it matches.
+_RANGE_LINK = r"\s*(?:-|–|—|to|or|through|till|until)\s*"
+_DAY_RANGE = re.compile(rf"\b(?:(between)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?(1)\s+and\s+|{_RANGE_LINK})"
+                        rf"(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+_MONTH_RANGE = re.compile(rf"\b(?:(between)\s+)?{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?(1)\s+and\s+|{_RANGE_LINK})"
+                          rf"(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?::|am|pm|%|/))(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+# Two dates of their own joined as a range: "Friday or Monday", "between 20 September and 2 October".
+RANGE_BETWEEN = re.compile(rf"^{_RANGE_LINK}(?:the\s+|on\s+)?$", _FLAGS)
 _NUMERIC = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])")
-_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+# A weekday, in full or shortened with a capital ("Tue", "Wed"; "sat" and "sun" in lower case are other words).
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday" \
+           r"|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)(?!['’]))"
 _NUMBER = r"(?:\d+|a|an|one|two|three|four|five|six|seven|a few|a couple of|couple of|several)"
 RELATIVE_DATE = re.compile(
     rf"\b(?:(?:later\s+|earlier\s+)?today|tonight|this (?:morning|afternoon|evening)|tomorrow"
@@ -107,6 +121,8 @@ RELATIVE_DATE = re.compile(
     rf"|(?:this|next|on|by)\s+{_WEEKDAY}|{_WEEKDAY}|next week|this week(?:end)?"
     rf"|(?:in|within)\s+(?:the next\s+)?{_NUMBER}(?:\s*(?:-|to)\s*\d+)?\s+(?:more\s+)?(?:business\s+|working\s+)?"
     rf"(?:days?|weeks?)|(?:the\s+)?end of (?:the|this|next) week)\b", _FLAGS)
+_DATE_AFTER_WEEKDAY = re.compile(r"\.?,?\s+(?:the\s+)?")
+_WEEKDAY_AFTER_DATE = re.compile(r"\s*(?:\(|,\s*|\s)(?:a\s+|on\s+|which is\s+|that is\s+)?")
 VAGUE_TIME = re.compile(r"\b(?:soon|shortly|any day now|in no time|right away|quickly|imminently|very soon)\b", _FLAGS)
 _PROMISED_PHRASE = re.compile(rf"\b(?:the|your|its|their)\s+(?:original(?:ly)?\s+)?promised\s+(?:delivery\s+)?date\b"
                               rf"(?!\s*(?:of|,|:|\(|was|is)?\s*(?:\d|{_MONTH}\b))", _FLAGS)
@@ -128,6 +144,19 @@ class DateMention:
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Past relative days: never an estimate, whatever cue the sentence carries ("reached the terminal this morning").
+_PAST_DAY = re.compile(r"^(?:yesterday|last|this past|this morning|earlier)\b", _FLAGS)
+
+
+def weekday_index(word: str) -> int | None:
+    """Monday 0 ... Sunday 6, for a weekday in full or shortened ("Tue", "Thurs"); None for any other word."""
+    lower = word.lower().rstrip(".")
+    return next((i for i, name in enumerate(_WEEKDAYS) if len(lower) >= 3 and name.startswith(lower)), None)
+
+
+def is_past_day(mention_text: str) -> bool:
+    """Whether a relative day can only be in the past ("yesterday", "last night", "this morning")."""
+    return bool(_PAST_DAY.match(mention_text))
 
 
 def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, int] | None:
@@ -142,8 +171,8 @@ def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, in
         day = today
     elif words[-1] == "tomorrow":
         day = today + timedelta(days=1)
-    elif words[-1] in _WEEKDAYS and words[0] != "next":
-        day = today + timedelta(days=(_WEEKDAYS.index(words[-1]) - today.weekday()) % 7)
+    elif (weekday := weekday_index(words[-1])) is not None and words[0] != "next":
+        day = today + timedelta(days=(weekday - today.weekday()) % 7)
     else:
         return None
     return day.year, day.month, day.day
@@ -168,8 +197,8 @@ def resolve_past(mention_text: str, clock: str | None) -> tuple[tuple[int, int, 
         days = [today - timedelta(days=1), today]
     elif words[-1] in ("today", "morning", "afternoon", "evening") and words[0] in ("today", "this", "earlier"):
         days = [today]
-    elif words[-1] in _WEEKDAYS and words[0] not in ("next",):
-        back = (today.weekday() - _WEEKDAYS.index(words[-1])) % 7
+    elif (weekday := weekday_index(words[-1])) is not None and words[0] not in ("next",):
+        back = (today.weekday() - weekday) % 7
         if words[0] in ("last", "this"):
             back = back or 7
             days = [today - timedelta(days=back)] + ([today - timedelta(days=back + 7)] if back < 3 else [])
@@ -192,6 +221,16 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
         if all(mention.end <= f.start or mention.start >= f.end for f in found):
             found.append(mention)
 
+    for m in _DAY_RANGE.finditer(text, start, end):
+        year, month = _year(m[5]), _MONTHS[m[4][:3].lower()]
+        if 1 <= int(m[2]) < int(m[3]) <= 31:
+            add(DateMention(m.start(), m.end(), "calendar",
+                            tuple((year, month, d) for d in range(int(m[2]), int(m[3]) + 1))))
+    for m in _MONTH_RANGE.finditer(text, start, end):
+        year, month = _year(m[5]), _MONTHS[m[2][:3].lower()]
+        if 1 <= int(m[3]) < int(m[4]) <= 31:
+            add(DateMention(m.start(), m.end(), "calendar",
+                            tuple((year, month, d) for d in range(int(m[3]), int(m[4]) + 1))))
     for m in _ISO.finditer(text, start, end):
         add(DateMention(m.start(), m.end(), "calendar", ((int(m[1]), int(m[2]), int(m[3])),)))
     for m in _MONTH_DAY.finditer(text, start, end):
@@ -210,7 +249,56 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
         add(DateMention(m.start(), m.end(), "relative"))
     for m in _PROMISED_PHRASE.finditer(text, start, end):
         add(DateMention(m.start(), m.end(), "promised"))
-    return sorted(found, key=lambda f: f.start)
+    # "Wednesday 8 September", "Monday the 13th", "Tue 21st": a weekday naming the calendar date after it is
+    # that date, not a second one counted from the clock.
+    # "21 Sep (Tuesday)", "17 September, a Friday": so is one naming the date before it.
+    calendar_starts = {f.start for f in found if f.kind == "calendar"}
+    calendar_ends = [f.end for f in found if f.kind == "calendar"]
+
+    def names_a_calendar_date(f: DateMention) -> bool:
+        if f.kind != "relative" or not re.fullmatch(rf"(?:on\s+|this\s+)?{_WEEKDAY}", text[f.start:f.end], _FLAGS):
+            return False
+        after = _DATE_AFTER_WEEKDAY.match(text, f.end)
+        return bool(after and after.end() in calendar_starts) or any(
+            _WEEKDAY_AFTER_DATE.fullmatch(text, end, f.start) for end in calendar_ends if end <= f.start)
+
+    found = [f for f in found if not names_a_calendar_date(f)]
+    return _joined_ranges(text, sorted(found, key=lambda f: f.start))
+
+
+def _joined_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
+    """Two calendar dates joined as a range ("8 September to 10 September") become one mention of every day
+    between them; a year left out is taken as the same for both."""
+    out: list[DateMention] = []
+    for mention in found:
+        before = out[-1] if out else None
+        if before and before.kind == mention.kind == "calendar" and len(before.candidates) == 1 \
+                and len(mention.candidates) == 1 and RANGE_BETWEEN.match(text[before.end:mention.start]):
+            days = _days_between(before.candidates[0], mention.candidates[0])
+            if days:
+                out[-1] = DateMention(before.start, mention.end, "calendar", days)
+                continue
+        out.append(mention)
+    return out
+
+
+def _days_between(first: tuple[int | None, int | None, int],
+                  last: tuple[int | None, int | None, int]) -> tuple[tuple[int | None, int | None, int], ...]:
+    """Every (year, month, day) from first to last inclusive; () when either lacks a month or the order is wrong."""
+    (y1, m1, d1), (y2, m2, d2) = first, last
+    if m1 is None or m2 is None:
+        return ()
+    year = y1 or y2
+    try:
+        start, end = date(year or 2000, m1, d1), date(year or 2000, m2, d2)  # 2000: a leap year, any 29 Feb
+    except ValueError:
+        return ()
+    if end < start:
+        return ()
+    span = (end - start).days
+    if span > 62:
+        return ()
+    return tuple((year, d.month, d.day) for d in (start + timedelta(days=i) for i in range(span + 1)))
 
 
 # --- stance: is a claim asserted, denied, hedged, hypothetical or about the future? ----------------
@@ -241,7 +329,8 @@ _FUTURE = re.compile(
     rf"(?:\bwill|{_APOS}ll|\bshould|\bshall|\bgoing to|\bexpected to|\bscheduled to|\bdue to|\bset to|\blikely to"
     rf"|\bon track to)\s+{_WORDS}{{0,2}}$", _FLAGS)
 _CERTAIN_FUTURE = re.compile(rf"(?:\bwill|{_APOS}ll|\bgoing to|\bshall)\s+{_WORDS}{{0,2}}$", _FLAGS)
-_REPORTED = re.compile(r"\b(?:says?|shows?|reads?|marked(?: as)?|listed(?: as)?|status(?: is| of)?|as)\s+$", _FLAGS)
+_REPORTED = re.compile(r"\b(?:says?|shows?|reads?|marked(?: as)?|listed(?: as)?|status(?: is| of)?|as)\s+['\"‘“]?$",
+                       _FLAGS)
 
 
 def _unless_presupposed(match: re.Match[str] | None, before: str) -> bool:
