@@ -28,6 +28,9 @@ SHIPPED = re.compile(
     r"\b(?:shipped|dispatched|sent out|handed (?:over )?to (?:the )?(?:carrier|courier)"
     r"|left (?:our|the) (?:warehouse|facility)|out of (?:our|the) warehouse"
     r"|picked up by (?:the )?(?:carrier|courier))\b", _I)
+# A participle before "in transit" makes it the place of an event ("damaged in transit"), not the item's state.
+CIRCUMSTANCE = re.compile(r"\b(?:damaged|lost|broken|delayed|held|stuck|scanned|destroyed|crushed|opened|misrouted"
+                          r"|held up)\s+$", _I)
 TRANSIT = re.compile(r"\b(?:on (?:its|their|the|his|her) way|in transit|en route|out for delivery|with the carrier"
                      r"|on the truck|in the mail)\b", _I)
 OUTSTANDING = re.compile(
@@ -121,6 +124,11 @@ PAYMENT_PROBLEM = re.compile(r"\b(?:problem|issue|trouble|error|on hold|unpaid|o
 # cue; one without ("the laptop and", "Jars, spice rack") hands them to the clause that follows.
 FINITE_VERB = re.compile(rf"\b(?:is|are|was|were|has|have|had|will|would|won{_APOS}t|can{_APOS}t|cannot|isn{_APOS}t"
                          rf"|aren{_APOS}t|wasn{_APOS}t|weren{_APOS}t|hasn{_APOS}t|haven{_APOS}t)\b", _I)
+# Any verb of a clause's own, for telling "the rechargeable one today" (its verb elided: the clause before gives it)
+# from "the third reached the terminal this morning".
+OWN_VERB = re.compile(rf"\b(?:[a-z]{{3,}}ed|came|went|left|got|made|took|sent|is|are|was|were|be|been|has|have|had|will"
+                      rf"|would|should|shall|can|could|may|might|must|arrives?|ships?|comes?|goes?|gets?"
+                      rf"|\w+n{_APOS}t|\w+{_APOS}(?:ll|s|re|ve))\b", _I)
 # A reported status the sentence itself says is not the whole truth ("shows as delivered when it isn't all there").
 GAP_ADMITTED = re.compile(r"\b(?:isn['’]t|is not|aren['’]t|are not|wasn['’]t|hasn['’]t all|haven['’]t all)\s+"
                           r"(?:all\s+)?(?:there|here|complete|arrived)\b|\bnot (?:all|everything)\s+"

@@ -13,9 +13,9 @@ from analysis.claims.cues import (
     DELIVERED,
     ESTIMATE_BY_PROMISE,
     ESTIMATE_CUE,
-    FINITE_VERB,
     NEAR_WORDS,
     OTHER_CUE,
+    OWN_VERB,
     PROMISE_CUE,
     RESTOCK_CUE,
 )
@@ -35,7 +35,11 @@ from analysis.claims.text import (
 _NOT_UNTIL = re.compile(r"(?:n['’]t|\bnot|\bnever)\b[^.;:]*?\b(?:until|till)\s+(?:the\s+)?$", re.I)
 _PROMISE_AFTER = re.compile(r"\s*(?:that |which )?(?:we |you were |it was |they were )?(?:originally )?promised\b",
                             re.I)
-_COMPARED = re.compile(r"\b(?:later|earlier|sooner) than (?:the |your |our )?$", re.I)
+# A date compared with or replaced, not given: "later than 12 March", "a day after the promised date", "tomorrow
+# rather than today", "instead of Friday".
+_COMPARED = re.compile(r"(?:\b(?:later|earlier|sooner) than|\b(?:a|one|two|three|four|five|\d+|a few|several|a couple"
+                       r" of)\s+(?:more\s+)?(?:days?|weeks?)\s+(?:after|before|past|behind|ahead of)|\brather than"
+                       r"|\binstead of|\bnot)\s+(?:on\s+)?(?:the |your |our )?$", re.I)
 _FOR_ITEM = re.compile(r"\s+for\s+(?:the\s+|your\s+|both\s+)?", re.I)
 
 
@@ -45,6 +49,7 @@ class DateChecks:
     summary: str
     facts: OrderFacts
     date_context: str
+    last_date: DateMention | None  # the last calendar date read, for "the day before", "the same day"
     mentions: list[Mention]
 
     def _add(self, kind: str, sku: str | None, clause: Clause | None, start: int, end: int, evidence: str) -> None:
@@ -99,7 +104,7 @@ class DateChecks:
         # Several dates and several items in one clause ("both headlamps delivered (Tue and this morning)"): which
         # date is whose is not said, so a date is only held against the group, and one no item has is unchecked.
         several = len(items) > 1 and self._several_alike(clause, dates)
-        elided = not FINITE_VERB.search(text)  # "the rechargeable one today": the verb of the clause before
+        elided = not OWN_VERB.search(text)  # "the rechargeable one today": the verb of the clause before
         joined: set[int] = set()
         for index, d in enumerate(dates):
             if d.start in joined:
@@ -119,6 +124,11 @@ class DateChecks:
             self.date_context = context
             lo = d.end
             label = self.summary[d.start:d.end]
+            if d.kind == "anaphoric":
+                placed = d.shifted(self.last_date) if self.last_date else None
+                if placed is None:
+                    continue  # "the same day" with no date before it to count from
+                d = placed
             after = dates[index + 1] if index + 1 < len(dates) else None
             if d.kind == "relative" and after is not None and after.kind == "relative" and context == "estimate" \
                     and RANGE_BETWEEN.match(self.summary[d.end:after.start]):
@@ -149,6 +159,8 @@ class DateChecks:
                     d = DateMention(d.start, d.end, "calendar", (day,))
                     label += f" ({day[0]:04d}-{day[1]:02d}-{day[2]:02d}, counted from the last carrier check)"
             span = (min(cue, d.start), d.end)
+            if d.kind == "calendar":
+                self.last_date = d
             if how in ("hedged", "hypothetical", "counterfactual", "negated"):
                 if d.kind == "calendar" and not any(d.matches(k) for k in self.facts.known_days):
                     self._judge("unsupported_date", clause, span, items,

@@ -9,6 +9,7 @@ from typing import Any
 from core.domain.evidence import Evidence, derive, reports_delay
 
 _SHIPPED_ORDER_STATUSES = ("shipped", "delivered")
+_NOT_MOVING = ("label_created", None)  # carrier statuses that show no parcel in the carrier's hands
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,9 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
             restock_days=tuple(sorted({r["expectedRestockDate"] for r in reservations
                                        if r.get("expectedRestockDate")})),
             delayed=delayed, carrier_delayed=carrier_delayed, backordered=backordered if reservations else None,
-            moving=bool(available) or any(r.get("status") == "fulfilled" for r in reservations)
+            # A label created and awaiting pickup is no movement: "on its way" needs the carrier to have it.
+            moving=any(t.get("status") not in _NOT_MOVING for t in available)
+            or any(r.get("status") == "fulfilled" for r in reservations)
             or order.get("status") in _SHIPPED_ORDER_STATUSES,
             lost=any(_says_lost(t) for t in available),
             missing=missing, notes=tuple(notes)))

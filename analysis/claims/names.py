@@ -112,6 +112,10 @@ def _modifiers(items: list[tuple[str, str | None]]) -> dict[str, str]:
     return {word: next(iter(skus)) for word, skus in owners.items() if len(skus) == 1 and word not in lasts}
 
 
+# Where the phrase before a name begins (punctuation, a bullet, "and"): a qualifier is one of its last three words.
+_PHRASE_EDGE = re.compile(r"[.,;:!?()+&\n•*–—]|\s-\s|\band\b|\bor\b|\bwith\b", _FLAGS)
+# "the 300-lumen one", "the long one": a word of one item's name standing for it with "one".
+_ONE_OF = re.compile(r"\b(?:the|your|my)\s+((?:[\w'’]+[-\s]){0,2}?[\w'’]+)\s+ones?\b", _FLAGS)
 # Words that single out the plain one of several items sharing a name ("the standard headlamp").
 _PLAIN_WORDS = {"standard", "regular", "basic", "plain", "normal", "ordinary", "original", "classic", "simple"}
 # A word inside a carrier event ("Delayed at regional hub") names no item where the summary uses it as a place.
@@ -149,16 +153,17 @@ def _resolve(text: str, start: int, end: int, skus: set[str],
     # A qualifier that only one of them has, in the words just before the name ("the black keyboard", "your
     # regular-length sleeping bag", "the 300-lumen headlamp") or in brackets after it ("Sleeping bag (regular)").
     words = {s: {w.lower() for w in re.findall(r"[^\W_]+", names.get(s) or "")} for s in skus}
-    phrase = re.search(r"(?:^|[.,;:!?(+&]|\band\b|\bor\b)\s*((?:[\w'’-]+\s+){0,3})$", text[max(0, start - 40):start])
-    qualifiers = list(re.finditer(r"[^\W_]+", phrase[1])) if phrase else []
-    offset = max(0, start - 40) + (phrase.start(1) if phrase else 0)
+    edge = max([0, start - 60] + [m.end() for m in _PHRASE_EDGE.finditer(text, max(0, start - 60), start)])
+    qualifiers = list(re.finditer(r"[^\W_]+", text[edge:start]))[-3:]
+    offset = edge
     for word in reversed(qualifiers):
         owners = [s for s in skus if word.group().lower() in words[s]]
         if len(owners) == 1:
             return offset + word.start(), tuple(owners), False
-    bracket = re.match(r"\s*\(([^()]{1,30})\)", text[end:])
+    # ... or just after it, in brackets or before the phrase ends: "Sleeping bag (regular)", "Headlamp 300 lm:".
+    bracket = re.match(r"\s*\(([^()]{1,30})\)|[ \t]+((?:[\w'’-]+[ \t]+)?[\w'’-]+)(?=\s*[:,;(–—])", text[end:])
     if bracket:
-        for word in re.findall(r"[^\W_]+", bracket[1]):
+        for word in re.findall(r"[^\W_]+", bracket[1] or bracket[2]):
             owners = [s for s in skus if word.lower() in words[s]]
             if len(owners) == 1:
                 return start, tuple(owners), False
@@ -193,6 +198,14 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
                 one_word.add((m.start(), m.end()))
     for span in [s for s in one_word if _in_carrier_event(text, *s, carrier_text)]:
         del found[span]
+    owners: dict[str, set[str]] = {}
+    for sku, name in items:
+        for word in re.findall(r"[^\W_]+", name or ""):
+            owners.setdefault(word.lower(), set()).add(sku)
+    for m in _ONE_OF.finditer(text):
+        unique = [w for w in re.finditer(r"[^\W_]+", m[1]) if len(owners.get(w.group().lower(), ())) == 1]
+        if unique:
+            found.setdefault((m.start(1) + unique[0].start(), m.end()), set()).update(owners[unique[0].group().lower()])
     names = dict(items)
     taken: list[Mention] = []
     for (start, end), skus in sorted(found.items(), key=lambda kv: (kv[0][0] - kv[0][1], kv[0][0])):
@@ -201,7 +214,19 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
             if begin != start and any(t.start < start and t.end > begin for t in taken):
                 begin = start
             taken.append(Mention(begin, end, resolved, ambiguous))
-    return sorted(taken, key=lambda m: m.start)
+    return _resolved_by_earlier(sorted(taken, key=lambda m: m.start))
+
+
+def _resolved_by_earlier(mentions: list[Mention]) -> list[Mention]:
+    """A shared name after one of its items was named alone means that item: "the long sleeping bag ... the bag"."""
+    out: list[Mention] = []
+    for m in mentions:
+        if m.ambiguous:
+            earlier = {s for e in out if not e.ambiguous and len(e.skus) == 1 for s in e.skus if s in m.skus}
+            if len(earlier) == 1:
+                m = Mention(m.start, m.end, tuple(earlier), False)
+        out.append(m)
+    return out
 
 
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -213,8 +238,9 @@ _COUNT = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|te
 _COUNT_WINDOW = 5  # words before a mention that can state how many of it: "two of the four mesh office chairs"
 
 
-_AFTER_COUNT = re.compile(r"\s*\((\d{1,3}|one|two|three|four|five|six) of (?:\d{1,3}|one|two|three|four|five|six"
-                          r"|seven|eight|nine|ten|eleven|twelve)\)", _FLAGS)
+_AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?::\s*|\()(\d{1,3}|one|two|three|four|five|six) of "
+                          r"(?:the |your )?(?:\d{1,3}|one|two|three|four|five|six"
+                          r"|seven|eight|nine|ten|eleven|twelve)\b", _FLAGS)
 _HALF = re.compile(r"\bhalf\s+(?:of\s+)?(?:the|your|my)?\s*$", _FLAGS)
 
 

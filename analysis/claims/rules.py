@@ -10,6 +10,7 @@ from analysis.claims.cues import (
     ARRIVAL,
     AUX,
     CERTAINTY,
+    CIRCUMSTANCE,
     CONSEQUENCE,
     DELAY,
     DELIVERED,
@@ -39,7 +40,7 @@ from analysis.claims.facts import ItemFacts, OrderFacts
 from analysis.claims.finding import SEVERITY, Finding, Unchecked
 from analysis.claims.names import Mention, item_mentions, stated_count
 from analysis.claims.payment import payment_claims, supported
-from analysis.claims.text import VAGUE_TIME, Span, clauses, date_mentions, sentences, stance
+from analysis.claims.text import VAGUE_TIME, DateMention, Span, clauses, date_mentions, sentences, stance
 
 
 class Checker(DateChecks):
@@ -52,6 +53,7 @@ class Checker(DateChecks):
         self.findings: list[Finding] = []
         self.unchecked: list[Unchecked] = []
         self.date_context = "other"
+        self.last_date: DateMention | None = None
         self.acknowledged: set[str | None] = set()
         self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items if i.sku],
                                                      facts.carrier_text)
@@ -208,6 +210,17 @@ class Checker(DateChecks):
                     pending = []  # leaves out, however many clauses it runs over
                     seen.update(named)
                     continue
+                gap = self.summary[span.end:spans[index + 1].start] if index + 1 < len(spans) else ""
+                if named and bare and not EXCEPT.search(text) and last is not None and not last.whole and ";" in gap:
+                    # "... delivered on 13 March along with the table, bench and pendant light; the runner ...": the
+                    # tail of the list before, which the semicolon closes, not the subject of the clause after it.
+                    tail = pending + [s for s in named if s not in pending]
+                    self._check_clause(Clause(last.span, sentence, tuple(tail), False, counts=counts,
+                                              unsure=pending_unsure or self._unsure(span.start, span.end)))
+                    seen.update(named)
+                    sentence_groups.append(tuple(tail))
+                    pending, pending_counts, pending_unsure = [], {}, ""
+                    continue
                 if named and bare and not EXCEPT.search(text):
                     pending += [s for s in named if s not in pending]  # "the laptop and ..." : subject of what follows
                     pending_counts = counts
@@ -225,6 +238,13 @@ class Checker(DateChecks):
                     about = (tuple(s for s in self.all_skus if s not in named), False)
                 elif named:
                     about = (tuple(named), False)
+                elif self.summary[span.end:span.end + 2].strip().startswith(":") \
+                        and (later := self._named_after(spans, index, consequence=False)):
+                    # "Delivered 9 June: the keyboard, the mice"; "the rest of what we could track has arrived: the
+                    # cook set ...": a list after a colon says which items the claim before it is about.
+                    about = (tuple(dict.fromkeys(later)), False)
+                    for after in spans[index + 1:]:  # "... delivered: the socks, the air pads (2 of 3)"
+                        counts = {**self._counts(after), **counts}
                 elif REST.search(text):
                     rest = tuple(s for s in self.all_skus if s not in seen) \
                         or tuple(i.sku for i in self.facts.items if not i.delivered)
@@ -239,9 +259,6 @@ class Checker(DateChecks):
                 elif index == 0 and carried and len(carried[0]) > 1 and not PRONOUN.search(text):
                     # "Sorry for the delay." after a sentence about two items is about the order, not both items.
                     about = (self.all_skus, True)
-                elif self.summary[span.end:span.end + 2].strip().startswith(":") \
-                        and (later := self._named_after(spans, index, consequence=False)):
-                    about = (tuple(dict.fromkeys(later)), False)  # "Delivered 9 June: the keyboard, the mice"
                 else:
                     about = previous or (self.all_skus, True)  # a pronoun or no subject: the last thing spoken of
                     unsure = previous_unsure  # "it", "they": as unsure as what they stand for
@@ -332,6 +349,8 @@ class Checker(DateChecks):
             elif how == "plain" and not text[:m.start()].lower().endswith("be "):
                 moving(span)
         for m in TRANSIT.finditer(text):
+            if CIRCUMSTANCE.search(text, 0, m.start()):
+                continue  # "damaged in transit": where something happened, not where the item is
             if stance(text, m.start()) == "plain":
                 span = self._claim_span(clause, m)
                 outstanding(span)

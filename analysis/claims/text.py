@@ -21,7 +21,8 @@ _DATE_ABBREVIATIONS = {"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "
 # no claim ("the laptop, the monitor and") hands them to the next one.
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+|\s+[-–—]+\s+"
-    r"|,?\s+(?=(?:but|while|whereas|although|though|because|since|however|unlike)\b)"
+    r"|(?<!everything)(?<!anything)(?<!\ball)(?<!every item)(?<!nothing),?\s+(?=but\b)"  # not "everything but X"
+    r"|,?\s+(?=(?:while|whereas|although|though|because|since|however|unlike)\b)"
     r"|,\s+(?!\d)"
     r"|\s+(?=(?:and|or)\s+(?:the|your|a|an|its|it|they|their|both|we|i|it['’]s|they['’]re|there|this|that)\b)"
     r"|(?<=\))\s+(?=(?:and|or)\b)",
@@ -123,6 +124,12 @@ RELATIVE_DATE = re.compile(
     rf"(?:days?|weeks?)|(?:the\s+)?end of (?:the|this|next) week)\b", _FLAGS)
 _DATE_AFTER_WEEKDAY = re.compile(r"\.?,?\s+(?:the\s+)?")
 _WEEKDAY_AFTER_DATE = re.compile(r"\s*(?:\(|,\s*|\s)(?:a\s+|on\s+|which is\s+|that is\s+)?")
+# A day named from the date before it: "the day before", "the same day", "a day later", "the next day".
+_ANAPHORIC_DATE = re.compile(r"\b(?:the\s+(?:day|evening|morning|afternoon)\s+(?:before|after)"
+                             r"|the\s+(?:same|next|following|previous)\s+(?:day|morning|afternoon|evening)|that\s+same\s+day|(?:a|one)\s+day\s+"
+                             r"(?:later|earlier|before|after))\b"
+                             rf"(?!\s+(?:than|the|your|our|its|their|this|that|yesterday|today|tomorrow|\d|{_MONTH}\b"
+                             rf"|{_WEEKDAY}))", _FLAGS)
 VAGUE_TIME = re.compile(r"\b(?:soon|shortly|any day now|in no time|right away|quickly|imminently|very soon)\b", _FLAGS)
 _PROMISED_PHRASE = re.compile(rf"\b(?:the|your|its|their)\s+(?:original(?:ly)?\s+)?promised\s+(?:delivery\s+)?date\b"
                               rf"(?!\s*(?:of|,|:|\(|was|is)?\s*(?:\d|{_MONTH}\b))", _FLAGS)
@@ -134,8 +141,22 @@ class DateMention:
 
     start: int
     end: int
-    kind: str  # "calendar" | "relative" | "promised"
+    kind: str  # "calendar" | "relative" | "promised" | "anaphoric" ("the day before": `shift` days from the last)
     candidates: tuple[tuple[int | None, int | None, int], ...] = ()  # (year, month, day); None: any
+    shift: int = 0
+
+    def shifted(self, last: DateMention) -> DateMention | None:
+        """An anaphoric date placed from the calendar date named before it; None when that cannot be done."""
+        days = []
+        for year, month, day in last.candidates:
+            try:
+                moved = date(year or 2000, month or 1, day) + timedelta(days=self.shift)
+            except ValueError:
+                return None
+            if month is None and moved.month != 1:
+                return None  # "the 1st" and "the day before": no month to step back into
+            days.append((year and moved.year, month and moved.month, moved.day))
+        return DateMention(self.start, self.end, "calendar", tuple(days)) if days else None
 
     def matches(self, iso_day: str) -> bool:
         """Whether this calendar mention can be the given ISO day."""
@@ -245,6 +266,10 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
         readings = tuple({(y, a, b), (y, b, a)} & {(y, x, z) for x in range(1, 13) for z in range(1, 32)})
         if readings:
             add(DateMention(m.start(), m.end(), "calendar", readings))
+    for m in _ANAPHORIC_DATE.finditer(text, start, end):
+        shift = -1 if re.search(r"before|earlier|previous", m.group(), _FLAGS) else \
+            1 if re.search(r"after|later|next|following", m.group(), _FLAGS) else 0
+        add(DateMention(m.start(), m.end(), "anaphoric", shift=shift))
     for m in RELATIVE_DATE.finditer(text, start, end):
         add(DateMention(m.start(), m.end(), "relative"))
     for m in _PROMISED_PHRASE.finditer(text, start, end):
@@ -306,7 +331,10 @@ def _days_between(first: tuple[int | None, int | None, int],
 _APOS = "['’]"
 _WORDS = r"(?:[\w'’-]+\s+)"
 _HEDGE = re.compile(
-    rf"\b(?:may|might|maybe|perhaps|possibly|could(?!\s+not|n{_APOS}t)|unclear|unsure|not sure|uncertain|no idea"
+    # A modal hedges the verb it governs ("could arrive"), not one after a clause of its own ("what we could track
+    # has arrived").
+    rf"\b(?:(?:may|might|could(?!\s+not|n{_APOS}t))(?=\s+(?:(?!(?:has|have|had|is|are|was|were)\b)[\w'’-]+\s+){{0,2}}$)|maybe|perhaps|possibly|unclear|unsure"
+    rf"|not sure|uncertain|no idea"
     rf"|can(?:not|{_APOS}t| not)\s+(?:yet\s+)?(?:confirm|say|tell|see|know|verify|check|guarantee|promise|be sure)"
     rf"|(?:unable|not able)\s+to\s+(?:confirm|say|tell|see|verify|check|guarantee)"
     rf"|(?:don{_APOS}t|do not|didn{_APOS}t|did not)\s+know|no way to (?:know|tell))\b", _FLAGS)
