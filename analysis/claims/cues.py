@@ -15,7 +15,8 @@ DELIVERED = re.compile(
     r"|\bleft at (?:your|the) (?:front |back )?(?:door|porch|doorstep|mailbox)\b"
     rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b"
     r"|\b(?:reached|made it to|got to) you\b|\b(?:turned|showed) up\b"
-    r"|\bcame\b(?!\s+(?:through|back|in|from|up|out|to))|\bconfirm(?:ed|s)?\s+(?:the\s+)?deliver(?:y|ed)\b", _I)
+    r"|\bcame\b(?!\s+(?:through|back|in|from|up|out|to))|\bconfirm(?:ed|s)?\s+(?:the\s+)?deliver(?:y|ed)\b"
+    rf"|(?:\b(?:is|are)|{_APOS}s|{_APOS}re)\s+(?:already\s+|now\s+|safely\s+)?with you\b", _I)
 # "should be with you by now", "... marked as delivered, so the chairs should be with you": a delivery inferred
 # (from an order status, a date) is still said to have happened; "should be with you tomorrow" is an estimate.
 DELIVERED_BY_NOW = re.compile(
@@ -67,7 +68,11 @@ ACKNOWLEDGE = re.compile(
     r"(?:currently\s+|still\s+)?(?:down|offline|failing|erroring)\b|\b(?:lookup|tracking)\s+fail(?:ing|ed|s)\b"
     rf"|\bmissing\b|\b(?:don{_APOS}t|do not) have (?:any |an? )?(?:\w+ )?(?:record|information|info|update|details"
     rf"|tracking|data)\b|\b(?:isn{_APOS}t|is not|not) (?:loading|showing|working|responding)\b|\bunknown\b"
-    r"|\bunclear\b|\bnot sure\b|\bno way to (?:know|tell|confirm)\b|\blookup failed\b|\bdown right now\b", _I)
+    r"|\bunclear\b|\bnot sure\b|\bno way to (?:know|tell|confirm)\b|\blookup failed\b|\bdown right now\b"
+    # "Canada Post isn't returning any information for it", "we're still trying to locate the reservation"
+    rf"|(?:n{_APOS}t|\bnot)\s+(?:\w+\s+){{0,2}}(?:any\s+)?(?:information|info|updates?|data|details|tracking|records?)\b"
+    r"|\b(?:trying|working|unable|struggling) to (?:locate|find|track down|trace|retrieve|pull up|load|access)\b"
+    r"|\blooking into\b", _I)
 
 # --- what a clause is about ------------------------------------------------------------------------
 
@@ -118,7 +123,11 @@ PAYMENT_DECLINED = re.compile(r"\b(?:declined|rejected|bounced|insufficient fund
 PAYMENT_PENDING = re.compile(r"\b(?:pending|processing|awaiting|waiting (?:for|on)|not yet (?:received|cleared)"
                              r"|yet to (?:clear|arrive)|being (?:verified|processed|checked|reviewed))\b", _I)
 PAYMENT_REFUNDED = re.compile(r"\brefund(?:ed)?\b", _I)
-PAYMENT_PROBLEM = re.compile(r"\b(?:problem|issue|trouble|error|on hold|unpaid|outstanding"
+# "the amount is on hold on your card": held, as an authorization is (and an order whose card was declined).
+PAYMENT_HELD = re.compile(r"\b(?:on hold|held|reserved|ring-?fenced)\b", _I)
+# "not charged yet", "hasn't been taken": no money taken, true of all but a captured payment.
+PAYMENT_TAKEN = re.compile(r"\b(?:charged|captured|taken|debited|billed|collected)\b", _I)
+PAYMENT_PROBLEM = re.compile(r"\b(?:problem|issue|trouble|error|unpaid|outstanding"
                              r"|did(?:n['’]t| not) go through)\b", _I)
 # A clause with a verb of its own ("the boards are on hold") says something about its items, even with no claim
 # cue; one without ("the laptop and", "Jars, spice rack") hands them to the clause that follows.
@@ -128,7 +137,7 @@ FINITE_VERB = re.compile(rf"\b(?:is|are|was|were|has|have|had|will|would|won{_AP
 # from "the third reached the terminal this morning".
 OWN_VERB = re.compile(rf"\b(?:[a-z]{{3,}}ed|came|went|left|got|made|took|sent|is|are|was|were|be|been|has|have|had|will"
                       rf"|would|should|shall|can|could|may|might|must|arrives?|ships?|comes?|goes?|gets?"
-                      rf"|\w+n{_APOS}t|\w+{_APOS}(?:ll|s|re|ve))\b", _I)
+                      rf"|\w+n{_APOS}t|\w+{_APOS}(?:ll|re|ve)|(?:it|that|there|what|here|he|she){_APOS}s)\b", _I)
 # A reported status the sentence itself says is not the whole truth ("shows as delivered when it isn't all there").
 GAP_ADMITTED = re.compile(r"\b(?:isn['’]t|is not|aren['’]t|are not|wasn['’]t|hasn['’]t all|haven['’]t all)\s+"
                           r"(?:all\s+)?(?:there|here|complete|arrived)\b|\bnot (?:all|everything)\s+"
@@ -136,6 +145,9 @@ GAP_ADMITTED = re.compile(r"\b(?:isn['’]t|is not|aren['’]t|are not|wasn['’
 # A pronoun opening a clause that says how many it stands for: "those two", "both of them", "it".
 PRONOUN_SIZE = re.compile(r"\W*(?:(?:these|those|the|all|both)\s+(?:two|three|four)\b|both(?:\s+of\s+them)?\b"
                           r"|(?:all\s+)?(?:two|three|four)\s+of\s+them\b|it\b|this one\b|that one\b)", _I)
+# "the first two", "the latter": part of the list named before, by its order.
+ORDINAL_PART = re.compile(r"\bthe\s+(?:(first|last)\s+(two|three|four|one)|(former|latter))\b"
+                          r"(?!\s+(?:of\s+)?\w+\s+of\b)", _I)
 PRONOUN = re.compile(r"\b(?:it|its|they|them|their|theirs|these|those|this one|that one)\b", _I)
 AUX = re.compile(rf"(?:\b(?:has|have|had|was|were|is|are|got|been|be|being|not|never|already|both|all|just|now|yet"
                  rf"|also|still|finally|will|would|should|shall|can|could|may|might|must|\w+n{_APOS}t|\w+{_APOS}ll"
@@ -152,7 +164,9 @@ ESTIMATE_BY_PROMISE = re.compile(
 RESTOCK_CUE = re.compile(r"\b(?:restock\w*|new stock|back in stock|more stock|replenish\w*|inventory"
                          r"|(?:expect\w*|due|get\w*|receiv\w*) (?:some |any )?more"
                          r"|(?:warehouse|supplier|manufacturer)(?:['’]s)? (?:[\w'’]+ ){0,2}?(?:expect\w*|due|hop\w*)"
-                         r"|stock (?:is |should be )?(?:expected|due|arriv\w*))\b", _I)
+                         r"|stock (?:is |should be )?(?:expected|due|arriv\w*)"
+                         # "backordered until the 24th": the day stock comes back, not a delivery
+                         r"|(?:back[- ]?order(?:ed)?|out of stock|sold out)\s+(?:until|till|to|through|into))\b", _I)
 ESTIMATE_CUE = re.compile(r"\b(?:estimat\w*|expect\w*|eta|due|scheduled|projected|anticipat\w*|on track"
                           r"|arriv(?:e|es|ing)|deliver(?!ed)\w*|reach(?:es|ing)?|get to you|be with you|should|will"
                            r"|follow|ships?|out for delivery)\b|['’]ll\b", _I)

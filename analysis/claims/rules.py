@@ -21,7 +21,9 @@ from analysis.claims.cues import (
     GAP_ADMITTED,
     LOST,
     ONE_OF_THEM,
+    ORDINAL_PART,
     OUTSTANDING,
+    OWN_VERB,
     PARTIAL,
     PAYMENT_SUBJECT,
     PRONOUN,
@@ -139,6 +141,15 @@ class Checker(DateChecks):
                         counts[sku] = n
         return counts
 
+    def _has_verb(self, span: Span) -> bool:
+        """Whether the clause has a verb of its own outside the item names ("the straps and bug net never left";
+        not "the boiled wool mittens and", whose "boiled" is part of a name)."""
+        text = list(self.summary[span.start:span.end])
+        for m in self.mentions:
+            for i in range(max(m.start, span.start), min(m.end, span.end)):
+                text[i - span.start] = " "
+        return bool(OWN_VERB.search("".join(text)))
+
     def _has_cue(self, span: Span) -> bool:
         text = self.summary[span.start:span.end]
         cues = (DELIVERED, ARRIVAL, SHIPPED, TRANSIT, OUTSTANDING, DELAY, LOST, CERTAINTY, ACKNOWLEDGE)
@@ -204,7 +215,7 @@ class Checker(DateChecks):
                 named = self._named(span)
                 counts = {**pending_counts, **self._counts(span)}
                 group = "any" if ONE_OF_THEM.search(text) else ""
-                bare = not self._has_cue(span) and not FINITE_VERB.search(text)  # no claim and no verb of its own
+                bare = not self._has_cue(span) and not self._has_verb(span)  # no claim and no verb of its own
                 if named and bare and EXCEPT.search(text):
                     excepted = pending + [s for s in named if s not in pending]  # the list the claim that follows
                     pending = []  # leaves out, however many clauses it runs over
@@ -252,6 +263,15 @@ class Checker(DateChecks):
                 elif EACH.search(text):
                     later = self._named_after(spans, index, consequence=False)  # "both items: the kettle and ..."
                     about = (tuple(dict.fromkeys(later)) or self.all_skus, False)
+                    if self.facts.gathered and (size := _group_size(text)):
+                        # "so all three are with you": the group of that size named before it in the sentence, or
+                        # in the one before, or after it; none of that size: which items is not resolved.
+                        earlier = tuple(dict.fromkeys(s for g in sentence_groups for s in g))
+                        options = [earlier, previous[0] if previous else (), tuple(dict.fromkeys(later)),
+                                   self.all_skus]
+                        fit = next((o for o in options if len(o) == size), None)
+                        about = (fit, False) if fit else about
+                        unsure = "" if fit else f"no {size} items named before or after '{text}' for it to stand for"
                 elif WHOLE.search(text) or self.facts.order_id.lower() in text.lower():
                     about = (self.all_skus, True)
                 elif not PRONOUN.search(text) and (later := self._named_after(spans, index, consequence=True)):
@@ -259,6 +279,9 @@ class Checker(DateChecks):
                 elif index == 0 and carried and len(carried[0]) > 1 and not PRONOUN.search(text):
                     # "Sorry for the delay." after a sentence about two items is about the order, not both items.
                     about = (self.all_skus, True)
+                elif previous and not previous[1] and len(previous[0]) > 1 and (part := ORDINAL_PART.search(text)):
+                    about = (_ordinal_part(previous[0], part), False)  # "the first two", "the latter"
+                    unsure = previous_unsure
                 else:
                     about = previous or (self.all_skus, True)  # a pronoun or no subject: the last thing spoken of
                     unsure = previous_unsure  # "it", "they": as unsure as what they stand for
@@ -442,3 +465,22 @@ class Checker(DateChecks):
         if refs and None not in self.acknowledged:
             self._add("unacknowledged_missing_evidence", None, None, 0, 0,
                       "; ".join(self.facts.missing_notes[r] for r in refs) + " — never acknowledged")
+
+
+def _ordinal_part(group: tuple[str, ...], part: re.Match[str]) -> tuple[str, ...]:
+    """The items "the first two" or "the latter" picks out of a list, in the order it was named."""
+    if part[3]:
+        return group[-1:] if part[3].lower() == "latter" else group[:1]
+    count = {"one": 1, "two": 2, "three": 3, "four": 4}[part[2].lower()]
+    return group[:count] if part[1].lower() == "first" else group[-count:]
+
+
+_SIZES = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+
+
+def _group_size(text: str) -> int | None:
+    """How many items "both", "all three", "those four" stand for; None when no number is said."""
+    said = re.search(r"\bboth\b|\b(?:all|the|those|these)\s+(two|three|four|five|six|seven|eight)\b", text, re.I)
+    if said is None:
+        return None
+    return _SIZES[(said[1] or "both").lower()]
