@@ -45,12 +45,16 @@ DELAY = re.compile(
     r"|\brunning (?:[\w-]+ ){0,3}?(?:late|behind)\b"
     r"|\b(?:a|one|two|three|several|few|\d+) (?:days?|weeks?) (?:late|behind)\b"
     rf"|\b(?:is|are|was|were|be|been|arrive|arriving|arrived|came|coming|it{_APOS}s|they{_APOS}re)\s+"
-    r"(?:a (?:bit|little|few days|day) )?late\b(?!\s+(?:morning|afternoon|evening|night))"
+    r"(?:a (?:bit|little|few days|day) )?late\b(?!\s+(?:(?:on|in|that|this|last|the)\s+)?(?:morning|afternoon|evening"
+    r"|night|day|mon|tue|wed|thu|fri|sat|sun))"
     r"|\blater than (?:the |your |its |their |it was |originally )?(?:promised|expected|planned|original|scheduled"
     r"|quoted)\b"
     r"|\bheld (?:(?:it|them|things|everything|the \w+) )?up\b|\bholding (?:[\w'’]+ ){0,2}up\b"
     r"|\bbehind schedule\b|\bstuck\b|\bpostponed\b|\boverdue\b|\bpast due\b|\btaking longer\b",
     _I)
+# A delay said of a record ("the order page is running behind", "the status is lagging"): the record lags, no
+# parcel is said to be late.
+RECORD_LAGS = re.compile(r"\b(?:status|page|system|record|account|website|app|order history)\b[^.;:]{0,25}$", _I)
 LOST = re.compile(r"\b(?:lost|gone missing|went missing|stolen|misplaced)\b", _I)
 CERTAINTY = re.compile(
     r"\b(?:definitely|certainly|surely|for sure|guarantee[ds]?|rest assured|without (?:a|any) doubt|absolutely"
@@ -171,6 +175,7 @@ ESTIMATE_CUE = re.compile(r"\b(?:estimat\w*|expect\w*|eta|due|scheduled|projecte
                           r"|arriv(?:e|es|ing)|deliver(?!ed)\w*|reach(?:es|ing)?|get to you|be with you|should|will"
                            r"|follow|ships?|out for delivery)\b|['’]ll\b", _I)
 OTHER_CUE = re.compile(r"\b(?:updat\w*|scan\w*|event|checked|placed|ordered|charged|declined|failed|paid|as of"
+                       r"|refund\w*|captured|authori[sz]ed|cancell?ed|processed|created|inspect\w*|held|damaged"
                        r"|record\w*|last|latest)\b", _I)
 BY_DATE = re.compile(r"\b(?:by|before|no later than)\s+(?:the\s+)?$", _I)
 NEAR_WORDS = 6  # a promise or restock cue this many words before a date decides how the date is presented

@@ -131,7 +131,7 @@ class DateChecks:
                 d = placed
             after = dates[index + 1] if index + 1 < len(dates) else None
             if d.kind == "relative" and after is not None and after.kind == "relative" and context == "estimate" \
-                    and RANGE_BETWEEN.match(self.summary[d.end:after.start]):
+                    and _joined(self.summary, d, after):
                 # "Friday or Monday", "Monday to Wednesday": one window, any day of which may be the estimate.
                 window = self._relative_window(label, self.summary[after.start:after.end])
                 if window:
@@ -280,6 +280,13 @@ class DateChecks:
         head = f"'{label}' is not {what}{whose}"
         head += f"; it is {', '.join(actually)}" if actually else ""
         return f"{head}. {self._notes(item.sku if item else None)}"
+
+
+def _joined(text: str, first: DateMention, last: DateMention) -> bool:
+    """Whether two dates make one window: "Friday or Monday", "Monday to Wednesday", "between Monday and Tuesday"."""
+    gap = text[first.end:last.start]
+    return bool(RANGE_BETWEEN.match(gap)) or (bool(re.fullmatch(r"\s+and\s+(?:on\s+)?", gap))
+                                               and bool(re.search(r"\bbetween\s+(?:on\s+)?$", text[:first.start])))
 
 
 def _on_or_after(d: DateMention, iso_day: str) -> bool:

@@ -116,6 +116,10 @@ def _modifiers(items: list[tuple[str, str | None]]) -> dict[str, str]:
 _PHRASE_EDGE = re.compile(r"[.,;:!?()+&\n•*–—]|\s-\s|\band\b|\bor\b|\bwith\b", _FLAGS)
 # "the 300-lumen one", "the long one": a word of one item's name standing for it with "one".
 _ONE_OF = re.compile(r"\b(?:the|your|my)\s+((?:[\w'’]+[-\s]){0,2}?[\w'’]+)\s+ones?\b", _FLAGS)
+_OTHER_BEFORE = re.compile(r"\b(?:the|your)\s+(?:other|second|remaining)\s+$", _FLAGS)
+# "the first lamp": one unit of an item ordered several times ("the other lamp" is the unit not yet spoken of: no
+# count, so that "the other lamp arrived" is held against every unit).
+_ONE_UNIT_BEFORE = re.compile(r"\b(?:the|a|your)\s+(?:first|single)\s+$", _FLAGS)
 # Words that single out the plain one of several items sharing a name ("the standard headlamp").
 _PLAIN_WORDS = {"standard", "regular", "basic", "plain", "normal", "ordinary", "original", "classic", "simple"}
 # A word inside a carrier event ("Delayed at regional hub") names no item where the summary uses it as a place.
@@ -214,15 +218,18 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
             if begin != start and any(t.start < start and t.end > begin for t in taken):
                 begin = start
             taken.append(Mention(begin, end, resolved, ambiguous))
-    return _resolved_by_earlier(sorted(taken, key=lambda m: m.start))
+    return _resolved_by_earlier(text, sorted(taken, key=lambda m: m.start))
 
 
-def _resolved_by_earlier(mentions: list[Mention]) -> list[Mention]:
-    """A shared name after one of its items was named alone means that item: "the long sleeping bag ... the bag"."""
+def _resolved_by_earlier(text: str, mentions: list[Mention]) -> list[Mention]:
+    """A shared name after one of its items was named alone means that item ("the long sleeping bag ... the bag"),
+    or, said as "the other ...", the one not named yet ("the black keyboard ... the other keyboard")."""
     out: list[Mention] = []
     for m in mentions:
         if m.ambiguous:
             earlier = {s for e in out if not e.ambiguous and len(e.skus) == 1 for s in e.skus if s in m.skus}
+            if _OTHER_BEFORE.search(text, 0, m.start):
+                earlier = set(m.skus) - earlier if len(earlier) == len(m.skus) - 1 else set()
             if len(earlier) == 1:
                 m = Mention(m.start, m.end, tuple(earlier), False)
         out.append(m)
@@ -252,6 +259,9 @@ def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | N
     after = _AFTER_COUNT.match(text, mention.end)
     if after:
         return _number(after[1])
+    if quantity > 1 and _ONE_UNIT_BEFORE.search(text, max(lo, mention.start - 30), mention.start) \
+            and not text[mention.start:mention.end].lower().endswith("s"):
+        return 1  # "the first lamp" of two
     window_start = max(lo, mention.start - 60)
     words = list(re.finditer(r"\S+", text[window_start:mention.start]))[-_COUNT_WINDOW:]
     if not words:

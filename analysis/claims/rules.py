@@ -28,6 +28,7 @@ from analysis.claims.cues import (
     PAYMENT_SUBJECT,
     PRONOUN,
     PRONOUN_SIZE,
+    RECORD_LAGS,
     REST,
     SHIPPED,
     STOCK,
@@ -42,6 +43,7 @@ from analysis.claims.facts import ItemFacts, OrderFacts
 from analysis.claims.finding import SEVERITY, Finding, Unchecked
 from analysis.claims.names import Mention, item_mentions, stated_count
 from analysis.claims.payment import payment_claims, supported
+from analysis.claims.sections import section_headings
 from analysis.claims.text import VAGUE_TIME, DateMention, Span, clauses, date_mentions, sentences, stance
 
 
@@ -141,6 +143,10 @@ class Checker(DateChecks):
                         counts[sku] = n
         return counts
 
+    def named_in(self, clause: Clause) -> bool:
+        """Whether the clause names an item itself (not only through a pronoun or the clause before)."""
+        return any(clause.span.start <= m.start < clause.span.end for m in self.mentions)
+
     def _has_verb(self, span: Span) -> bool:
         """Whether the clause has a verb of its own outside the item names ("the straps and bug net never left";
         not "the boiled wool mittens and", whose "boiled" is part of a name)."""
@@ -200,14 +206,29 @@ class Checker(DateChecks):
         previous_unsure = ""
         seen: set[str] = set()
         groups: list[tuple[str, ...]] = []  # the item groups the last sentence's clauses named, for a pronoun
-        for sentence in sentences(self.summary):
+        every = sentences(self.summary)
+        headings = section_headings(self.summary, every, self.mentions)
+        heading_context = {member: n for n, members in headings.items() for member in members}
+        contexts: dict[int, str] = {}  # how a heading presents the dates listed under it ("**Delivered**")
+        for number, sentence in enumerate(every):
+            if number in headings:
+                # "**Delivered**" over a list: said of the items the list names, not of the order.
+                items = tuple(dict.fromkeys(s for i in headings[number] for s in self._named(every[i])))
+                self.date_context = "other"
+                contexts[number], _ = self._date_context(Clause(sentence, sentence, items, False), sentence.start,
+                                                         sentence.end)
+                if items:
+                    self._check_clause(Clause(sentence, sentence, items, False))
+                continue
             last: Clause | None = None
             pending: list[str] = []
             excepted: list[str] = []  # "everything except the jacket and the trousers has arrived"
             sentence_groups: list[tuple[str, ...]] = []
             pending_unsure = ""
             pending_counts: dict[str, int] = {}
-            self.date_context = "other"  # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared
+            # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared; under a heading, the heading's.
+            under = contexts.get(heading_context.get(number, -1), "none")
+            self.date_context = under if under != "none" else "other"
             carried = previous  # what a clause with no subject of its own is about
             spans = clauses(self.summary, sentence)
             for index, span in enumerate(spans):
@@ -403,6 +424,8 @@ class Checker(DateChecks):
                 self._add("unsupported_payment", None, clause, start, clause.span.start + claim.end,
                           f"said: {claim.says}; the payment record: {self.facts.payment_note}")
         for m in DELAY.finditer(text):
+            if RECORD_LAGS.search(text, 0, m.start()) and not self.named_in(clause):
+                continue  # "the order page is running behind the carrier": a record lagging, not a parcel
             if stance(text, m.start()) == "plain":
                 failing = [i for i in items if not i.delayed]
                 self._judge("unsupported_delay", clause, self._claim_span(clause, m),

@@ -102,7 +102,11 @@ _MONTH_DAY = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+(\d{{4}})\b)?", _FLAGS)
 _ORDINAL_DAY = re.compile(r"\b(?:the|on|by|until|till|from|before|after|since|mon|tue|tues|wed|thu|thur|thurs|fri|sat"
                           r"|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?,?\s+"
-                          r"(\d{1,2})(?:st|nd|rd|th)\b", _FLAGS)
+                          r"(\d{1,2})(?:st|nd|rd|th)\b"
+                          # not "the 3rd fire steel", "the 2nd parcel": an ordinal before a noun counts things
+                          r"(?!\s+(?!(?:of|and|or|to|for|at|by|but|so|with|when|as|in|on|from|until|till|through"
+                          r"|which|while|if|because|after|before|instead|rather|than|too|also|is|are|was|were|will"
+                          r"|should|would|it|they|we|i|you|this|that|the|a|an|your|our|via|per|—)\b)[a-z])", _FLAGS)
 # Ranges: "20-22 September", "between 20 and 22 Sep", "Sep 20 to 22"; one mention that any day in it matches.
 _RANGE_LINK = r"\s*(?:-|–|—|to|or|through|till|until)\s*"
 _DAY_RANGE = re.compile(rf"\b(?:(between)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?(1)\s+and\s+|{_RANGE_LINK})"
@@ -298,7 +302,9 @@ def _joined_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
     for mention in found:
         before = out[-1] if out else None
         if before and before.kind == mention.kind == "calendar" and len(before.candidates) == 1 \
-                and len(mention.candidates) == 1 and RANGE_BETWEEN.match(text[before.end:mention.start]):
+                and len(mention.candidates) == 1 and (RANGE_BETWEEN.match(text[before.end:mention.start]) or (
+                    re.fullmatch(r"\s+and\s+", text[before.end:mention.start])
+                    and re.search(r"\bbetween\s+(?:the\s+)?$", text[:before.start]))):
             days = _days_between(before.candidates[0], mention.candidates[0])
             if days:
                 out[-1] = DateMention(before.start, mention.end, "calendar", days)
