@@ -176,6 +176,7 @@ ESTIMATE_CUE = re.compile(r"\b(?:estimat\w*|expect\w*|eta|due|scheduled|projecte
                            r"|follow|ships?|out for delivery)\b|['’]ll\b", _I)
 OTHER_CUE = re.compile(r"\b(?:updat\w*|scan\w*|event|checked|placed|ordered|charged|declined|failed|paid|as of"
                        r"|refund\w*|captured|authori[sz]ed|cancell?ed|processed|created|inspect\w*|held|damaged"
-                       r"|record\w*|last|latest)\b", _I)
+                       r"|record\w*|latest|last(?!\s+(?:one|two|three|four|of|pack|parcel|box|unit|item|piece)s?\b))\b",
+                       _I)
 BY_DATE = re.compile(r"\b(?:by|before|no later than)\s+(?:the\s+)?$", _I)
 NEAR_WORDS = 6  # a promise or restock cue this many words before a date decides how the date is presented
