@@ -217,8 +217,9 @@ class Checker(DateChecks):
                 self.date_context = "other"
                 contexts[number], _ = self._date_context(Clause(sentence, sentence, items, False), sentence.start,
                                                          sentence.end)
+                counts = {k: v for i in headings[number] for k, v in self._counts(every[i]).items()}
                 if items:
-                    self._check_clause(Clause(sentence, sentence, items, False))
+                    self._check_clause(Clause(sentence, sentence, items, False, counts=counts))
                 continue
             last: Clause | None = None
             pending: list[str] = []

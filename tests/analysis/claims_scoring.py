@@ -131,12 +131,15 @@ def corpora() -> list[Corpus]:
     default = {c["caseId"]: c["orderId"] for c in default_cases() if "asks" not in c}
     second = {c["caseId"]: c["orderId"] for c in second_cases()}
     third = {c["caseId"]: c["orderId"] for c in third_cases()}
+    fourth = {c["caseId"]: c["orderId"] for c in fourth_cases()}
     return [Corpus("claims_corpus.json", default_records(), default),
             Corpus("claims_heldout.json", default_records(), default),
             Corpus("claims_second.json", second_records(), second),
             Corpus("claims_second_heldout.json", second_records(), second),
             Corpus("claims_third.json", third_records(), third),
-            Corpus("claims_third_heldout.json", third_records(), third)]
+            Corpus("claims_third_heldout.json", third_records(), third),
+            Corpus("claims_fourth.json", fourth_records(), fourth),
+            Corpus("claims_fourth_heldout.json", fourth_records(), fourth)]
 
 
 def entry_findings(entry: dict[str, Any], corpus: Corpus) -> list[Finding]:
