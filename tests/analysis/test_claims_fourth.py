@@ -1,9 +1,10 @@
 """The fourth dataset and its corpus (issue 24): written blind to the checker, split before it ran.
 
-The tests hold facts about the data and the labels only. The checker's figures are printed, not asserted
-(`python -m pytest tests/analysis/test_claims_fourth.py -s`): the checker is about to change, and the
-first-run rows in docs/claims.md record what it did before it read this corpus. The dev half's misses are
-printed too; the held-out half's are not, so that it stays held out.
+The tests hold facts about the data and the labels only. The checker's figures are printed here
+(`python -m pytest tests/analysis/test_claims_fourth.py -s`) and held to docs/claims.md's "now" rows by
+tests/analysis/test_claims.py; the first-run rows there record what checker v4 did before it read this corpus.
+The dev half's misses are printed too; the held-out half's are not (claims_scoring.BLIND), so that it stays
+held out.
 """
 
 from __future__ import annotations
