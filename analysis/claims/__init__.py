@@ -18,9 +18,13 @@ How it reads a summary (docs/claims.md has the kinds, the rules in full and the 
 - A claim is only held against the evidence when it is asserted (text.stance): negation flips or drops it,
   hedges and conditions drop it, a reported status ("the system lists it as delivered") counts unless the
   sentence admits the gap, and "I don't know why it is delayed" still asserts the delay.
-- Dates are judged by how they are presented (dates.py). Causes of a delay are held against the item's
-  records (carrier, stock), payment statements against the payment record (payment.py). With nothing
-  gathered about the order, every claim is unsupported (facts.order_facts gives one stand-in item).
+- Dates are judged by how they are presented (dates.py), on the clock's own offset (facts.py reads every carrier
+  time there). Causes of a delay are held against the item's records (carrier, stock), payment statements against
+  the payment record (payment.py). With nothing gathered about the order, every claim is unsupported
+  (facts.order_facts gives one stand-in item).
+- A heading on a line of its own ("**Delivered**") is said of the items listed under it (sections.py).
+- Precision first: a claim whose item or date is not resolved (a shared name, a pronoun that could stand for two
+  groups, several dates for several items) is "could not check" (an Unchecked), never a finding.
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ from core.domain.evidence import Evidence
 
 # 2: wrong_delay_reason, unsupported_payment, nothing gathered, split quantities; 3: the held-out round's fixes;
 # 4: precision first: claims about an item or date it could not resolve are "could not check" (claim_unchecked)
-CHECKER_VERSION = 4
+# 5: carrier days on the clock's offset, weekday/range/anaphoric dates, headings over lists, qualifiers and "the other"
+#    for shared names, sized pronouns and "all three", reported order statuses held against the order record
+CHECKER_VERSION = 5
 
 __all__ = ["CHECKER_VERSION", "KINDS", "MEANING", "SEVERITY", "ClaimCheck", "Finding", "Unchecked", "check_claims",
            "check_summary", "findings_to_json", "unchecked_to_json"]

@@ -15,7 +15,13 @@ DELIVERED = re.compile(
     r"|\bleft at (?:your|the) (?:front |back )?(?:door|porch|doorstep|mailbox)\b"
     rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b"
     r"|\b(?:reached|made it to|got to) you\b|\b(?:turned|showed) up\b"
-    r"|\bcame\b(?!\s+(?:through|back|in|from|up|out|to))|\bconfirm(?:ed|s)?\s+(?:the\s+)?deliver(?:y|ed)\b", _I)
+    r"|\bcame\b(?!\s+(?:through|back|in|from|up|out|to))|\bconfirm(?:ed|s)?\s+(?:the\s+)?deliver(?:y|ed)\b"
+    rf"|(?:\b(?:is|are)|{_APOS}s|{_APOS}re)\s+(?:already\s+|now\s+|safely\s+)?with you\b", _I)
+# "should be with you by now", "... marked as delivered, so the chairs should be with you": a delivery inferred
+# (from an order status, a date) is still said to have happened; "should be with you tomorrow" is an estimate.
+DELIVERED_BY_NOW = re.compile(
+    r"\b(?:should|must|ought to)\s+(?:already\s+)?(?:be with you|be there|have (?:arrived|been delivered"
+    r"|reached you|come))(?:\s+(?:by now|already|now)\b|(?=\s*(?:[.;!]|$)))", _I)
 ARRIVAL = re.compile(
     r"\b(?:arrive|arrives|arriving|reach(?:es)? you|gets? to you|be with you|be there|make it to you"
     r"|follow(?!\s+up)|ships?|be shipped|be dispatched|be sent)\b", _I)
@@ -23,6 +29,9 @@ SHIPPED = re.compile(
     r"\b(?:shipped|dispatched|sent out|handed (?:over )?to (?:the )?(?:carrier|courier)"
     r"|left (?:our|the) (?:warehouse|facility)|out of (?:our|the) warehouse"
     r"|picked up by (?:the )?(?:carrier|courier))\b", _I)
+# A participle before "in transit" makes it the place of an event ("damaged in transit"), not the item's state.
+CIRCUMSTANCE = re.compile(r"\b(?:damaged|lost|broken|delayed|held|stuck|scanned|destroyed|crushed|opened|misrouted"
+                          r"|held up)\s+$", _I)
 TRANSIT = re.compile(r"\b(?:on (?:its|their|the|his|her) way|in transit|en route|out for delivery|with the carrier"
                      r"|on the truck|in the mail)\b", _I)
 OUTSTANDING = re.compile(
@@ -36,12 +45,16 @@ DELAY = re.compile(
     r"|\brunning (?:[\w-]+ ){0,3}?(?:late|behind)\b"
     r"|\b(?:a|one|two|three|several|few|\d+) (?:days?|weeks?) (?:late|behind)\b"
     rf"|\b(?:is|are|was|were|be|been|arrive|arriving|arrived|came|coming|it{_APOS}s|they{_APOS}re)\s+"
-    r"(?:a (?:bit|little|few days|day) )?late\b(?!\s+(?:morning|afternoon|evening|night))"
+    r"(?:a (?:bit|little|few days|day) )?late\b(?!\s+(?:(?:on|in|that|this|last|the)\s+)?(?:morning|afternoon|evening"
+    r"|night|day|mon|tue|wed|thu|fri|sat|sun))"
     r"|\blater than (?:the |your |its |their |it was |originally )?(?:promised|expected|planned|original|scheduled"
     r"|quoted)\b"
     r"|\bheld (?:(?:it|them|things|everything|the \w+) )?up\b|\bholding (?:[\w'’]+ ){0,2}up\b"
     r"|\bbehind schedule\b|\bstuck\b|\bpostponed\b|\boverdue\b|\bpast due\b|\btaking longer\b",
     _I)
+# A delay said of a record ("the order page is running behind", "the status is lagging"): the record lags, no
+# parcel is said to be late.
+RECORD_LAGS = re.compile(r"\b(?:status|page|system|record|account|website|app|order history)\b[^.;:]{0,25}$", _I)
 LOST = re.compile(r"\b(?:lost|gone missing|went missing|stolen|misplaced)\b", _I)
 CERTAINTY = re.compile(
     r"\b(?:definitely|certainly|surely|for sure|guarantee[ds]?|rest assured|without (?:a|any) doubt|absolutely"
@@ -52,10 +65,18 @@ ACKNOWLEDGE = re.compile(
     r"|look|reach|open|view|double-check)\b"
     rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
     rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed)\b"
-    r"|\bnot found\b|\bno (?:\w+ )?(?:record|records|tracking|information|info|updates?|details|data|trace)\b"
+    r"|\bnot found\b|\bno (?:\w+ ){0,2}?(?:record|records|tracking|information|info|updates?|details|data|trace"
+    r"|reservations?|entry|entries|scans?)\b"
+    # "Canada Post's tracking is down", "the lookup is failing": the source itself is out.
+    r"|\b(?:tracking|system|lookup|site|service|portal)\b[^.;:]{0,30}?\b(?:is|was|are|went|goes|has been)\s+"
+    r"(?:currently\s+|still\s+)?(?:down|offline|failing|erroring)\b|\b(?:lookup|tracking)\s+fail(?:ing|ed|s)\b"
     rf"|\bmissing\b|\b(?:don{_APOS}t|do not) have (?:any |an? )?(?:\w+ )?(?:record|information|info|update|details"
     rf"|tracking|data)\b|\b(?:isn{_APOS}t|is not|not) (?:loading|showing|working|responding)\b|\bunknown\b"
-    r"|\bunclear\b|\bnot sure\b|\bno way to (?:know|tell|confirm)\b|\blookup failed\b|\bdown right now\b", _I)
+    r"|\bunclear\b|\bnot sure\b|\bno way to (?:know|tell|confirm)\b|\blookup failed\b|\bdown right now\b"
+    # "Canada Post isn't returning any information for it", "we're still trying to locate the reservation"
+    rf"|(?:n{_APOS}t|\bnot)\s+(?:\w+\s+){{0,2}}(?:any\s+)?(?:information|info|updates?|data|details|tracking|records?)\b"
+    r"|\b(?:trying|working|unable|struggling) to (?:locate|find|track down|trace|retrieve|pull up|load|access)\b"
+    r"|\blooking into\b", _I)
 
 # --- what a clause is about ------------------------------------------------------------------------
 
@@ -106,16 +127,31 @@ PAYMENT_DECLINED = re.compile(r"\b(?:declined|rejected|bounced|insufficient fund
 PAYMENT_PENDING = re.compile(r"\b(?:pending|processing|awaiting|waiting (?:for|on)|not yet (?:received|cleared)"
                              r"|yet to (?:clear|arrive)|being (?:verified|processed|checked|reviewed))\b", _I)
 PAYMENT_REFUNDED = re.compile(r"\brefund(?:ed)?\b", _I)
-PAYMENT_PROBLEM = re.compile(r"\b(?:problem|issue|trouble|error|on hold|unpaid|outstanding"
+# "the amount is on hold on your card": held, as an authorization is (and an order whose card was declined).
+PAYMENT_HELD = re.compile(r"\b(?:on hold|held|reserved|ring-?fenced)\b", _I)
+# "not charged yet", "hasn't been taken": no money taken, true of all but a captured payment.
+PAYMENT_TAKEN = re.compile(r"\b(?:charged|captured|taken|debited|billed|collected)\b", _I)
+PAYMENT_PROBLEM = re.compile(r"\b(?:problem|issue|trouble|error|unpaid|outstanding"
                              r"|did(?:n['’]t| not) go through)\b", _I)
 # A clause with a verb of its own ("the boards are on hold") says something about its items, even with no claim
 # cue; one without ("the laptop and", "Jars, spice rack") hands them to the clause that follows.
 FINITE_VERB = re.compile(rf"\b(?:is|are|was|were|has|have|had|will|would|won{_APOS}t|can{_APOS}t|cannot|isn{_APOS}t"
                          rf"|aren{_APOS}t|wasn{_APOS}t|weren{_APOS}t|hasn{_APOS}t|haven{_APOS}t)\b", _I)
+# Any verb of a clause's own, for telling "the rechargeable one today" (its verb elided: the clause before gives it)
+# from "the third reached the terminal this morning".
+OWN_VERB = re.compile(rf"\b(?:[a-z]{{3,}}ed|came|went|left|got|made|took|sent|is|are|was|were|be|been|has|have|had|will"
+                      rf"|would|should|shall|can|could|may|might|must|arrives?|ships?|comes?|goes?|gets?"
+                      rf"|\w+n{_APOS}t|\w+{_APOS}(?:ll|re|ve)|(?:it|that|there|what|here|he|she){_APOS}s)\b", _I)
 # A reported status the sentence itself says is not the whole truth ("shows as delivered when it isn't all there").
 GAP_ADMITTED = re.compile(r"\b(?:isn['’]t|is not|aren['’]t|are not|wasn['’]t|hasn['’]t all|haven['’]t all)\s+"
                           r"(?:all\s+)?(?:there|here|complete|arrived)\b|\bnot (?:all|everything)\s+"
                           r"(?:is|has|have)?\s*(?:there|arrived|here)\b", _I)
+# A pronoun opening a clause that says how many it stands for: "those two", "both of them", "it".
+PRONOUN_SIZE = re.compile(r"\W*(?:(?:these|those|the|all|both)\s+(?:two|three|four)\b|both(?:\s+of\s+them)?\b"
+                          r"|(?:all\s+)?(?:two|three|four)\s+of\s+them\b|it\b|this one\b|that one\b)", _I)
+# "the first two", "the latter": part of the list named before, by its order.
+ORDINAL_PART = re.compile(r"\bthe\s+(?:(first|last)\s+(two|three|four|one)|(former|latter))\b"
+                          r"(?!\s+(?:of\s+)?\w+\s+of\b)", _I)
 PRONOUN = re.compile(r"\b(?:it|its|they|them|their|theirs|these|those|this one|that one)\b", _I)
 AUX = re.compile(rf"(?:\b(?:has|have|had|was|were|is|are|got|been|be|being|not|never|already|both|all|just|now|yet"
                  rf"|also|still|finally|will|would|should|shall|can|could|may|might|must|\w+n{_APOS}t|\w+{_APOS}ll"
@@ -132,11 +168,15 @@ ESTIMATE_BY_PROMISE = re.compile(
 RESTOCK_CUE = re.compile(r"\b(?:restock\w*|new stock|back in stock|more stock|replenish\w*|inventory"
                          r"|(?:expect\w*|due|get\w*|receiv\w*) (?:some |any )?more"
                          r"|(?:warehouse|supplier|manufacturer)(?:['’]s)? (?:[\w'’]+ ){0,2}?(?:expect\w*|due|hop\w*)"
-                         r"|stock (?:is |should be )?(?:expected|due|arriv\w*))\b", _I)
+                         r"|stock (?:is |should be )?(?:expected|due|arriv\w*)"
+                         # "backordered until the 24th": the day stock comes back, not a delivery
+                         r"|(?:back[- ]?order(?:ed)?|out of stock|sold out)\s+(?:until|till|to|through|into))\b", _I)
 ESTIMATE_CUE = re.compile(r"\b(?:estimat\w*|expect\w*|eta|due|scheduled|projected|anticipat\w*|on track"
                           r"|arriv(?:e|es|ing)|deliver(?!ed)\w*|reach(?:es|ing)?|get to you|be with you|should|will"
                            r"|follow|ships?|out for delivery)\b|['’]ll\b", _I)
 OTHER_CUE = re.compile(r"\b(?:updat\w*|scan\w*|event|checked|placed|ordered|charged|declined|failed|paid|as of"
-                       r"|record\w*|last|latest)\b", _I)
+                       r"|refund\w*|captured|authori[sz]ed|cancell?ed|processed|created|inspect\w*|held|damaged"
+                       r"|record\w*|latest|last(?!\s+(?:one|two|three|four|of|pack|parcel|box|unit|item|piece)s?\b))\b",
+                       _I)
 BY_DATE = re.compile(r"\b(?:by|before|no later than)\s+(?:the\s+)?$", _I)
 NEAR_WORDS = 6  # a promise or restock cue this many words before a date decides how the date is presented

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from datetime import date, timedelta
 
 from analysis.claims.clause import Clause
 from analysis.claims.cues import (
@@ -13,18 +15,31 @@ from analysis.claims.cues import (
     ESTIMATE_CUE,
     NEAR_WORDS,
     OTHER_CUE,
+    OWN_VERB,
     PROMISE_CUE,
     RESTOCK_CUE,
 )
 from analysis.claims.facts import ItemFacts, OrderFacts
 from analysis.claims.names import Mention
-from analysis.claims.text import DateMention, date_mentions, resolve_past, resolve_relative, stance
+from analysis.claims.text import (
+    RANGE_BETWEEN,
+    DateMention,
+    date_mentions,
+    is_past_day,
+    resolve_past,
+    resolve_relative,
+    stance,
+)
 
 # "won't be with you until tomorrow": a date after "until" in a denial is when the item is said to come.
 _NOT_UNTIL = re.compile(r"(?:n['’]t|\bnot|\bnever)\b[^.;:]*?\b(?:until|till)\s+(?:the\s+)?$", re.I)
 _PROMISE_AFTER = re.compile(r"\s*(?:that |which )?(?:we |you were |it was |they were )?(?:originally )?promised\b",
                             re.I)
-_COMPARED = re.compile(r"\b(?:later|earlier|sooner) than (?:the |your |our )?$", re.I)
+# A date compared with or replaced, not given: "later than 12 March", "a day after the promised date", "tomorrow
+# rather than today", "instead of Friday".
+_COMPARED = re.compile(r"(?:\b(?:later|earlier|sooner) than|\b(?:a|one|two|three|four|five|\d+|a few|several|a couple"
+                       r" of)\s+(?:more\s+)?(?:days?|weeks?)\s+(?:after|before|past|behind|ahead of)|\brather than"
+                       r"|\binstead of|\bnot)\s+(?:on\s+)?(?:the |your |our )?$", re.I)
 _FOR_ITEM = re.compile(r"\s+for\s+(?:the\s+|your\s+|both\s+)?", re.I)
 
 
@@ -34,6 +49,7 @@ class DateChecks:
     summary: str
     facts: OrderFacts
     date_context: str
+    last_date: DateMention | None  # the last calendar date read, for "the day before", "the same day"
     mentions: list[Mention]
 
     def _add(self, kind: str, sku: str | None, clause: Clause | None, start: int, end: int, evidence: str) -> None:
@@ -79,7 +95,20 @@ class DateChecks:
         out: dict[str, set[str]] = {"estimate": set(), "flagged": set()}
         text = self.summary[clause.span.start:clause.span.end]
         lo = clause.span.start
-        for d in date_mentions(self.summary, clause.span.start, clause.span.end):
+        dates = date_mentions(self.summary, clause.span.start, clause.span.end)
+        if not dates:
+            # "All delivered: the axe on 8 September, ...": a cue with no date of its own presents the dates of
+            # the clauses after it in the sentence.
+            context, _ = self._date_context(clause, clause.span.start, clause.span.end)
+            self.date_context = context if context != "none" else self.date_context
+        # Several dates and several items in one clause ("both headlamps delivered (Tue and this morning)"): which
+        # date is whose is not said, so a date is only held against the group, and one no item has is unchecked.
+        several = len(items) > 1 and self._several_alike(clause, dates)
+        elided = not OWN_VERB.search(text)  # "the rechargeable one today": the verb of the clause before
+        joined: set[int] = set()
+        for index, d in enumerate(dates):
+            if d.start in joined:
+                continue
             how = stance(text, d.start - clause.span.start)
             context, cue = self._date_context(clause, lo, d.start)
             own = context != "none"  # a cue of its own, not one carried from an earlier date of the sentence
@@ -95,7 +124,24 @@ class DateChecks:
             self.date_context = context
             lo = d.end
             label = self.summary[d.start:d.end]
-            if d.kind == "relative" and context == "delivered" and own and how in ("plain", "reported"):
+            if d.kind == "anaphoric":
+                placed = d.shifted(self.last_date) if self.last_date else None
+                if placed is None:
+                    continue  # "the same day" with no date before it to count from
+                d = placed
+            after = dates[index + 1] if index + 1 < len(dates) else None
+            if d.kind == "relative" and after is not None and after.kind == "relative" and context == "estimate" \
+                    and _joined(self.summary, d, after):
+                # "Friday or Monday", "Monday to Wednesday": one window, any day of which may be the estimate.
+                window = self._relative_window(label, self.summary[after.start:after.end])
+                if window:
+                    joined.add(after.start)
+                    d = DateMention(d.start, after.end, "calendar", window)
+                    label = self.summary[d.start:d.end]
+                    label += f" ({window[0][0]:04d}-{window[0][1]:02d}-{window[0][2]:02d} to " \
+                             f"{window[-1][0]:04d}-{window[-1][1]:02d}-{window[-1][2]:02d}, counted from the last " \
+                             "carrier check)"
+            if d.kind == "relative" and context == "delivered" and (own or elided) and how in ("plain", "reported"):
                 # "reached you yesterday", "delivered on Monday": a past day, counted back from the clock's day.
                 past = resolve_past(label, self.facts.clock)
                 if not past:
@@ -105,13 +151,16 @@ class DateChecks:
                 label += f" ({', '.join(f'{y:04d}-{m:02d}-{x:02d}' for y, m, x in past)}, counted back from the " \
                          "last carrier check)"
             elif d.kind == "relative":
-                if how not in ("plain", "reported", "future", "certain_future") or context != "estimate":
+                if how not in ("plain", "reported", "future", "certain_future") or context != "estimate" \
+                        or is_past_day(label):
                     continue  # "if it ships tomorrow", "left last night": nothing to hold it against
                 day = resolve_relative(label, self.facts.clock)
                 if day:
                     d = DateMention(d.start, d.end, "calendar", (day,))
                     label += f" ({day[0]:04d}-{day[1]:02d}-{day[2]:02d}, counted from the last carrier check)"
             span = (min(cue, d.start), d.end)
+            if d.kind == "calendar":
+                self.last_date = d
             if how in ("hedged", "hypothetical", "counterfactual", "negated"):
                 if d.kind == "calendar" and not any(d.matches(k) for k in self.facts.known_days):
                     self._judge("unsupported_date", clause, span, items,
@@ -123,7 +172,11 @@ class DateChecks:
                 out["estimate"].update(i.sku for i in about)
             as_whole = whole and about == items
             group = about == items and (clause.group == "any" or (clause.group == "estimate" and context == "estimate"))
-            failing = self._date_failures(d, context, span, about, as_whole or group)
+            shared = several and about == items and not as_whole
+            failing = self._date_failures(d, context, span, about, as_whole or group or shared)
+            if shared and failing:
+                self._unresolved_date(clause, span, about, label, d, context)
+                continue
             if past_day:
                 # Only a day wrong for an item that was delivered: one never delivered has its delivery finding.
                 failing = [i for i in failing if i.delivered_days]
@@ -134,6 +187,39 @@ class DateChecks:
                 self._add("unsupported_date", self._order_sku(), clause, *span,
                           self._date_evidence(label, d, context, None))
         return out
+
+    def _several_alike(self, clause: Clause, dates: list[DateMention]) -> bool:
+        """Whether two or more of the clause's dates are presented alike (two delivery days, two estimates), not
+        counting past days in an estimate ("dispatched this morning and due tomorrow" gives one estimate)."""
+        contexts: list[str] = []
+        lo, carried = clause.span.start, self.date_context
+        for d in dates:
+            context, _ = self._date_context(clause, lo, d.start)
+            carried = carried if context == "none" else context
+            lo = d.end
+            label = self.summary[d.start:d.end]
+            if d.kind != "promised" and not (carried == "estimate" and is_past_day(label)):
+                contexts.append(carried)
+        return any(contexts.count(c) > 1 for c in ("delivered", "estimate", "restock"))
+
+    def _relative_window(self, first: str, last: str) -> tuple[tuple[int | None, int | None, int], ...]:
+        """Every day from one relative day to another ("Friday or Monday"), () when either cannot be placed."""
+        a, b = resolve_relative(first, self.facts.clock), resolve_relative(last, self.facts.clock)
+        if a is None or b is None:
+            return ()
+        start, end = date(*a), date(*b)
+        if end < start or (end - start).days > 14:
+            return ()
+        days = (start + timedelta(days=i) for i in range((end - start).days + 1))
+        return tuple((x.year, x.month, x.day) for x in days)
+
+    def _unresolved_date(self, clause: Clause, span: tuple[int, int], items: list[ItemFacts], label: str,
+                         d: DateMention, context: str) -> None:
+        """A date none of several items has, in a clause that does not say whose it is: could not check."""
+        unsure = f"'{label}' is one of several dates for {', '.join(i.sku for i in items)}; which is whose is not said"
+        for item in items[:1]:
+            self._add("unsupported_date", item.sku, replace(clause, unsure=clause.unsure or unsure), *span,
+                      self._date_evidence(label, d, context, None))
 
     def _date_owner(self, d: DateMention, items: list[ItemFacts]) -> list[ItemFacts]:
         """The items a date is about: "22 March for the kettle" is the kettle's date, not every item's."""
@@ -194,6 +280,13 @@ class DateChecks:
         head = f"'{label}' is not {what}{whose}"
         head += f"; it is {', '.join(actually)}" if actually else ""
         return f"{head}. {self._notes(item.sku if item else None)}"
+
+
+def _joined(text: str, first: DateMention, last: DateMention) -> bool:
+    """Whether two dates make one window: "Friday or Monday", "Monday to Wednesday", "between Monday and Tuesday"."""
+    gap = text[first.end:last.start]
+    return bool(RANGE_BETWEEN.match(gap)) or (bool(re.fullmatch(r"\s+and\s+(?:on\s+)?", gap))
+                                               and bool(re.search(r"\bbetween\s+(?:on\s+)?$", text[:first.start])))
 
 
 def _on_or_after(d: DateMention, iso_day: str) -> bool:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, tzinfo
 from typing import Any
 
 from core.domain.evidence import Evidence, derive, reports_delay
 
 _SHIPPED_ORDER_STATUSES = ("shipped", "delivered")
+_NOT_MOVING = ("label_created", None)  # carrier statuses that show no parcel in the carrier's hands
 
 
 @dataclass(frozen=True)
@@ -59,23 +61,47 @@ def _day(value: Any) -> str | None:
     return value[:10] if isinstance(value, str) and len(value) >= 10 else None
 
 
-def _days_in(record: Any) -> set[str]:
-    """Every ISO day in a record, however deeply nested; used to tell a real date from an invented one."""
+def _offset(clock: Any) -> tzinfo | None:
+    """The UTC offset of the dataset's clock (the checkedAt the lookups stamp), None when it has none."""
+    try:
+        return datetime.fromisoformat(clock).tzinfo if isinstance(clock, str) else None
+    except ValueError:
+        return None
+
+
+def _local_day(value: Any, zone: tzinfo | None) -> str | None:
+    """The day of a timestamp on the clock's own offset: a carrier stamping in UTC ("04:30Z") means the evening
+    before on a clock at -07:00, and that evening is the day a customer is told."""
+    day = _day(value)
+    if day is None or zone is None:
+        return day
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return day
+    return moment.astimezone(zone).date().isoformat() if moment.tzinfo else day
+
+
+def _days_in(record: Any, zone: tzinfo | None = None) -> set[str]:
+    """Every ISO day in a record, however deeply nested, as stamped and on the clock's offset; used to tell a real
+    date from an invented one."""
     if isinstance(record, dict):
-        return set().union(*(_days_in(v) for v in record.values())) if record else set()
+        return set().union(*(_days_in(v, zone) for v in record.values())) if record else set()
     if isinstance(record, list):
-        return set().union(*(_days_in(v) for v in record)) if record else set()
+        return set().union(*(_days_in(v, zone) for v in record)) if record else set()
     day = _day(record)
-    return {day} if day and day[4] == "-" and day[:4].isdigit() else set()
+    if not (day and day[4] == "-" and day[:4].isdigit()):
+        return set()
+    return {day, _local_day(record, zone) or day}
 
 
-def _tracking_note(t: dict[str, Any]) -> str:
+def _tracking_note(t: dict[str, Any], zone: tzinfo | None) -> str:
     if t.get("availability", "available") != "available":
         return f"{t['trackingId']}: carrier lookup {t.get('availability')}"
     event = t.get("latestEvent") or {}
     text = f"{t['trackingId']}: {t.get('status')}"
     if event.get("description"):
-        text += f" ('{event['description']}', {_day(event.get('at'))})"
+        text += f" ('{event['description']}', {_local_day(event.get('at'), zone)})"
     if t.get("estimatedDeliveryDate"):
         text += f", carrier estimate {t['estimatedDeliveryDate']}"
     return text
@@ -146,8 +172,10 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
         reason = f" ({payment['failureReason']})" if payment.get("failureReason") else ""
         payment_note = f"{payment['paymentId']}: {payment.get('status')}{reason}"
     owner = _assign_missing(derived.missingEvidence, order, found, evidence)
-    known_days = _days_in(order) | _days_in(payment or {}) | _days_in(found["tracking"]) \
-        | _days_in(found["reservation"])
+    checked_at = max((c for t in found["tracking"] if isinstance(c := t.get("checkedAt"), str)), default=None)
+    zone = _offset(checked_at)  # the clock's offset: every carrier time is read as a day on it
+    known_days = _days_in(order, zone) | _days_in(payment or {}, zone) | _days_in(found["tracking"], zone) \
+        | _days_in(found["reservation"], zone)
 
     items = []
     for item in order["items"]:
@@ -158,8 +186,8 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
         delivered = sku in derived.deliveredSkus
         delivered_quantity = sum(t.get("quantity", 0) for t in available if t.get("status") == "delivered")
         delivered_days = tuple(sorted({d for t in available if t.get("status") == "delivered"
-                                       for d in [_day((t.get("latestEvent") or {}).get("at") or t.get("updatedAt"))]
-                                       if d}))
+                                       if (d := _local_day((t.get("latestEvent") or {}).get("at")
+                                                           or t.get("updatedAt"), zone))}))
         moving_tracking = [t for t in available if t.get("status") != "delivered"]
         backordered = any(r.get("status") == "backordered" for r in reservations)
         carrier_delayed = not delivered and any(reports_delay(t, promised) for t in moving_tracking)
@@ -168,7 +196,7 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
         else:
             delayed = backordered or payment_issue or carrier_delayed
         missing = tuple(ref for ref in derived.missingEvidence if owner.get(ref) == sku)
-        notes = [_tracking_note(t) for t in tracking] or [f"no tracking record for {sku}"]
+        notes = [_tracking_note(t, zone) for t in tracking] or [f"no tracking record for {sku}"]
         notes += [_reservation_note(r) for r in reservations]
         notes += [missing_notes[ref] for ref in missing if ref.split(":", 1)[1] not in " ".join(notes)]
         items.append(ItemFacts(
@@ -179,7 +207,9 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
             restock_days=tuple(sorted({r["expectedRestockDate"] for r in reservations
                                        if r.get("expectedRestockDate")})),
             delayed=delayed, carrier_delayed=carrier_delayed, backordered=backordered if reservations else None,
-            moving=bool(available) or any(r.get("status") == "fulfilled" for r in reservations)
+            # A label created and awaiting pickup is no movement: "on its way" needs the carrier to have it.
+            moving=any(t.get("status") not in _NOT_MOVING for t in available)
+            or any(r.get("status") == "fulfilled" for r in reservations)
             or order.get("status") in _SHIPPED_ORDER_STATUSES,
             lost=any(_says_lost(t) for t in available),
             missing=missing, notes=tuple(notes)))

@@ -29,7 +29,7 @@ _AFTER_HEAD = re.compile(
     r"^(?:s|es)?(?:\s*(?:[.,;:!?)\]–—]|\s-\s|$)|\s+(?:and|or|is|are|was|were|has|have|had|hasn['’]t|haven['’]t|isn['’]t"
     r"|aren['’]t|wasn['’]t|weren['’]t|will|won['’]t|would|should|shall|can|can['’]t|could|may|might|must|did|didn['’]t"
     r"|does|doesn['’]t|got|came|arrived|itself|too|also|still|already|from|with|to|on|in|at|by|for|itself|yet|now"
-    r"|itself|hasn['’]t|seems?|appears?|went|left|should)\b)", _FLAGS)
+    r"|itself|hasn['’]t|seems?|appears?|went|left|should|one|ones)\b)", _FLAGS)
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,8 @@ def _word_pattern(word: str, last: bool) -> str:
         return f"(?:{core}|{_IRREGULAR_PLURALS[lower]})"
     if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
         return f"{re.escape(lower[:-1])}(?:y|ies)"
+    if lower.endswith("ies") and len(lower) > 4:
+        return f"{re.escape(lower[:-3])}(?:y|ies)"  # "AA batteries" is also named "battery" ("two battery packs")
     if lower.endswith("s") and not lower.endswith(("ss", "us", "is")) and len(lower) > 3:
         return f"{re.escape(lower[:-1])}s?"  # a plural name ("Paper filters") is also named in the singular
     if lower.endswith(("s", "x", "z", "ch", "sh")):
@@ -110,6 +112,16 @@ def _modifiers(items: list[tuple[str, str | None]]) -> dict[str, str]:
     return {word: next(iter(skus)) for word, skus in owners.items() if len(skus) == 1 and word not in lasts}
 
 
+# Where the phrase before a name begins (punctuation, a bullet, "and"): a qualifier is one of its last three words.
+_PHRASE_EDGE = re.compile(r"[.,;:!?()+&\n•*–—]|\s-\s|\band\b|\bor\b|\bwith\b", _FLAGS)
+# "the 300-lumen one", "the long one": a word of one item's name standing for it with "one".
+_ONE_OF = re.compile(r"\b(?:the|your|my)\s+((?:[\w'’]+[-\s]){0,2}?[\w'’]+)\s+ones?\b", _FLAGS)
+_OTHER_BEFORE = re.compile(r"\b(?:the|your)\s+(?:other|second|remaining)\s+$", _FLAGS)
+# "the first lamp": one unit of an item ordered several times ("the other lamp" is the unit not yet spoken of: no
+# count, so that "the other lamp arrived" is held against every unit).
+_ONE_UNIT_BEFORE = re.compile(r"\b(?:the|a|your)\s+(?:first|single)\s+$", _FLAGS)
+# Words that single out the plain one of several items sharing a name ("the standard headlamp").
+_PLAIN_WORDS = {"standard", "regular", "basic", "plain", "normal", "ordinary", "original", "classic", "simple"}
 # A word inside a carrier event ("Delayed at regional hub") names no item where the summary uses it as a place.
 _PLACE_BEFORE = re.compile(r"\b(?:at|in|via|through|from|into|reached|left|to)\s+(?:(?:the|a|an|its|their|"
                            r"[\w'’-]+['’]s)\s+)?(?:[\w-]+\s+){0,2}$", _FLAGS)
@@ -142,13 +154,28 @@ def _resolve(text: str, start: int, end: int, skus: set[str],
         return start, (sku_after[1],), False  # "tenkeyless keyboard (KEYBOARD-TKL)"
     exact = [s for s in skus if names.get(s) and re.sub(r"\W+", " ", names[s] or "").strip().lower()
              == re.sub(r"\W+", " ", said).strip().lower()]
-    # A qualifier word just before the name that only one of them has: "the black keyboard".
-    before = list(re.finditer(r"[\w-]+", text[max(0, start - 30):start]))
-    if before:
-        word = before[-1].group().lower()
-        owners = [s for s in skus if word in {w.lower() for w in _WORD.findall(names.get(s) or "")}]
+    # A qualifier that only one of them has, in the words just before the name ("the black keyboard", "your
+    # regular-length sleeping bag", "the 300-lumen headlamp") or in brackets after it ("Sleeping bag (regular)").
+    words = {s: {w.lower() for w in re.findall(r"[^\W_]+", names.get(s) or "")} for s in skus}
+    edge = max([0, start - 60] + [m.end() for m in _PHRASE_EDGE.finditer(text, max(0, start - 60), start)])
+    qualifiers = list(re.finditer(r"[^\W_]+", text[edge:start]))[-3:]
+    offset = edge
+    for word in reversed(qualifiers):
+        owners = [s for s in skus if word.group().lower() in words[s]]
         if len(owners) == 1:
-            return max(0, start - 30) + before[-1].start(), tuple(owners), False
+            return offset + word.start(), tuple(owners), False
+    # ... or just after it, in brackets or before the phrase ends: "Sleeping bag (regular)", "Headlamp 300 lm:".
+    bracket = re.match(r"\s*\(([^()]{1,30})\)|[ \t]+((?:[\w'’-]+[ \t]+)?[\w'’-]+)(?=\s*[:,;(–—])", text[end:])
+    if bracket:
+        for word in re.findall(r"[^\W_]+", bracket[1] or bracket[2]):
+            owners = [s for s in skus if word.lower() in words[s]]
+            if len(owners) == 1:
+                return start, tuple(owners), False
+    # "the standard headlamp": the one whose name is just what was said, when another adds a word to it.
+    if qualifiers and qualifiers[-1].group().lower() in _PLAIN_WORDS:
+        plain = [s for s in skus if [w.lower() for w in _head_words(names.get(s) or "")] == said.split()]
+        if len(plain) == 1:
+            return start, tuple(plain), False
     if len(exact) == 1:
         return start, tuple(exact), False  # the exact full name wins over another item's head part
     plural = said.endswith("s") and not any((names.get(s) or "").lower().endswith(said) for s in skus)
@@ -175,6 +202,14 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
                 one_word.add((m.start(), m.end()))
     for span in [s for s in one_word if _in_carrier_event(text, *s, carrier_text)]:
         del found[span]
+    owners: dict[str, set[str]] = {}
+    for sku, name in items:
+        for word in re.findall(r"[^\W_]+", name or ""):
+            owners.setdefault(word.lower(), set()).add(sku)
+    for m in _ONE_OF.finditer(text):
+        unique = [w for w in re.finditer(r"[^\W_]+", m[1]) if len(owners.get(w.group().lower(), ())) == 1]
+        if unique:
+            found.setdefault((m.start(1) + unique[0].start(), m.end()), set()).update(owners[unique[0].group().lower()])
     names = dict(items)
     taken: list[Mention] = []
     for (start, end), skus in sorted(found.items(), key=lambda kv: (kv[0][0] - kv[0][1], kv[0][0])):
@@ -183,7 +218,22 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
             if begin != start and any(t.start < start and t.end > begin for t in taken):
                 begin = start
             taken.append(Mention(begin, end, resolved, ambiguous))
-    return sorted(taken, key=lambda m: m.start)
+    return _resolved_by_earlier(text, sorted(taken, key=lambda m: m.start))
+
+
+def _resolved_by_earlier(text: str, mentions: list[Mention]) -> list[Mention]:
+    """A shared name after one of its items was named alone means that item ("the long sleeping bag ... the bag"),
+    or, said as "the other ...", the one not named yet ("the black keyboard ... the other keyboard")."""
+    out: list[Mention] = []
+    for m in mentions:
+        if m.ambiguous:
+            earlier = {s for e in out if not e.ambiguous and len(e.skus) == 1 for s in e.skus if s in m.skus}
+            if _OTHER_BEFORE.search(text, 0, m.start):
+                earlier = set(m.skus) - earlier if len(earlier) == len(m.skus) - 1 else set()
+            if len(earlier) == 1:
+                m = Mention(m.start, m.end, tuple(earlier), False)
+        out.append(m)
+    return out
 
 
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -195,8 +245,9 @@ _COUNT = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|te
 _COUNT_WINDOW = 5  # words before a mention that can state how many of it: "two of the four mesh office chairs"
 
 
-_AFTER_COUNT = re.compile(r"\s*\((\d{1,3}|one|two|three|four|five|six) of (?:\d{1,3}|one|two|three|four|five|six"
-                          r"|seven|eight|nine|ten|eleven|twelve)\)", _FLAGS)
+_AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?::\s*|\()(\d{1,3}|one|two|three|four|five|six) of "
+                          r"(?:the |your )?(?:\d{1,3}|one|two|three|four|five|six"
+                          r"|seven|eight|nine|ten|eleven|twelve)\b", _FLAGS)
 _HALF = re.compile(r"\bhalf\s+(?:of\s+)?(?:the|your|my)?\s*$", _FLAGS)
 
 
@@ -208,6 +259,9 @@ def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | N
     after = _AFTER_COUNT.match(text, mention.end)
     if after:
         return _number(after[1])
+    if quantity > 1 and _ONE_UNIT_BEFORE.search(text, max(lo, mention.start - 30), mention.start) \
+            and not text[mention.start:mention.end].lower().endswith("s"):
+        return 1  # "the first lamp" of two
     window_start = max(lo, mention.start - 60)
     words = list(re.finditer(r"\S+", text[window_start:mention.start]))[-_COUNT_WINDOW:]
     if not words:

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 
 from analysis.claims.cues import (
     PAYMENT_DECLINED,
+    PAYMENT_HELD,
     PAYMENT_OK,
     PAYMENT_PENDING,
     PAYMENT_PROBLEM,
     PAYMENT_REFUNDED,
     PAYMENT_SUBJECT,
+    PAYMENT_TAKEN,
 )
 from analysis.claims.text import stance
 
@@ -24,9 +26,12 @@ SUPPORTED_BY = {
     "pending": ("pending",),
     "refunded": ("refunded",),
     "did not go through": ("pending", "authorization_failed", "refunded"),
+    "held": ("authorized", "pending", "authorization_failed"),
+    "not taken": ("authorized", "pending", "authorization_failed", "refunded"),
 }
 _NEGATED_TO = {"went through": "did not go through", "did not go through": "went through",
-               "declined": "went through", "pending": "went through", "refunded": "went through"}
+               "declined": "went through", "pending": "went through", "refunded": "went through",
+               "held": "went through", "not taken": "went through"}
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ def payment_claims(text: str) -> Iterator[PaymentClaim]:
     if not PAYMENT_SUBJECT.search(text):
         return
     cues: list[tuple[re.Pattern[str], str]] = [(PAYMENT_DECLINED, "declined"), (PAYMENT_PENDING, "pending"),
-                                               (PAYMENT_REFUNDED, "refunded"),
+                                               (PAYMENT_REFUNDED, "refunded"), (PAYMENT_HELD, "held"),
                                                (PAYMENT_PROBLEM, "did not go through"), (PAYMENT_OK, "went through")]
     taken: list[tuple[int, int]] = []
     for cue, says in cues:
@@ -59,6 +64,8 @@ def payment_claims(text: str) -> Iterator[PaymentClaim]:
                 continue
             if says_now == "went through" and PAYMENT_REFUNDED.search(text, 0, m.start()):
                 says_now = "refunded"  # "the refund has gone through" says the payment was refunded
+            if says_now == "did not go through" and how == "negated" and PAYMENT_TAKEN.fullmatch(m.group()):
+                says_now = "not taken"  # "not charged yet" says no money was taken, not that the payment failed
             taken.append((m.start(), m.end()))
             yield PaymentClaim(m.start(), m.end(), says_now)
 

@@ -10,19 +10,25 @@ from analysis.claims.cues import (
     ARRIVAL,
     AUX,
     CERTAINTY,
+    CIRCUMSTANCE,
     CONSEQUENCE,
     DELAY,
     DELIVERED,
+    DELIVERED_BY_NOW,
     EACH,
     EXCEPT,
     FINITE_VERB,
     GAP_ADMITTED,
     LOST,
     ONE_OF_THEM,
+    ORDINAL_PART,
     OUTSTANDING,
+    OWN_VERB,
     PARTIAL,
     PAYMENT_SUBJECT,
     PRONOUN,
+    PRONOUN_SIZE,
+    RECORD_LAGS,
     REST,
     SHIPPED,
     STOCK,
@@ -37,7 +43,8 @@ from analysis.claims.facts import ItemFacts, OrderFacts
 from analysis.claims.finding import SEVERITY, Finding, Unchecked
 from analysis.claims.names import Mention, item_mentions, stated_count
 from analysis.claims.payment import payment_claims, supported
-from analysis.claims.text import VAGUE_TIME, Span, clauses, date_mentions, sentences, stance
+from analysis.claims.sections import section_headings
+from analysis.claims.text import VAGUE_TIME, DateMention, Span, clauses, date_mentions, sentences, stance
 
 
 class Checker(DateChecks):
@@ -50,6 +57,7 @@ class Checker(DateChecks):
         self.findings: list[Finding] = []
         self.unchecked: list[Unchecked] = []
         self.date_context = "other"
+        self.last_date: DateMention | None = None
         self.acknowledged: set[str | None] = set()
         self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items if i.sku],
                                                      facts.carrier_text)
@@ -135,6 +143,19 @@ class Checker(DateChecks):
                         counts[sku] = n
         return counts
 
+    def named_in(self, clause: Clause) -> bool:
+        """Whether the clause names an item itself (not only through a pronoun or the clause before)."""
+        return any(clause.span.start <= m.start < clause.span.end for m in self.mentions)
+
+    def _has_verb(self, span: Span) -> bool:
+        """Whether the clause has a verb of its own outside the item names ("the straps and bug net never left";
+        not "the boiled wool mittens and", whose "boiled" is part of a name)."""
+        text = list(self.summary[span.start:span.end])
+        for m in self.mentions:
+            for i in range(max(m.start, span.start), min(m.end, span.end)):
+                text[i - span.start] = " "
+        return bool(OWN_VERB.search("".join(text)))
+
     def _has_cue(self, span: Span) -> bool:
         text = self.summary[span.start:span.end]
         cues = (DELIVERED, ARRIVAL, SHIPPED, TRANSIT, OUTSTANDING, DELAY, LOST, CERTAINTY, ACKNOWLEDGE)
@@ -158,17 +179,57 @@ class Checker(DateChecks):
                 break
         return named
 
+    def _referent(self, text: str, groups: list[tuple[str, ...]], last: tuple[tuple[str, ...], bool],
+                  unsure: str) -> tuple[tuple[tuple[str, ...], bool], str]:
+        """What a pronoun opening a sentence stands for when the sentence before named several groups of items.
+
+        "Those two", "both of them", "it": the groups of that size (one item for "it"); the last group when it is
+        the only one that fits, else nothing resolved ("the mittens and the beanie came ... Those two are stuck"
+        could be either pair): its claims cannot be checked.
+        """
+        size = PRONOUN_SIZE.match(text)
+        if size is None:
+            return last, unsure
+        wanted = {"it": 1, "its": 1, "this one": 1, "that one": 1, "both": 2, "two": 2, "three": 3, "four": 4}
+        key = next((w for w in wanted if re.search(rf"\b{w}\b", size.group(), re.I)), "")
+        fitting = [g for g in groups if len(g) == wanted[key]] if key else []
+        if len(fitting) == 1:
+            return (fitting[0], False), unsure
+        if key and len(fitting) > 1:
+            return last, unsure or f"'{size.group().strip()}' could stand for " + " or ".join(
+                "/".join(g) for g in fitting)
+        return last, unsure
+
     def run(self) -> list[Finding]:
         """Every finding for the summary, in order of where it points."""
         previous: tuple[tuple[str, ...], bool] | None = None
         previous_unsure = ""
         seen: set[str] = set()
-        for sentence in sentences(self.summary):
+        groups: list[tuple[str, ...]] = []  # the item groups the last sentence's clauses named, for a pronoun
+        every = sentences(self.summary)
+        headings = section_headings(self.summary, every, self.mentions)
+        heading_context = {member: n for n, members in headings.items() for member in members}
+        contexts: dict[int, str] = {}  # how a heading presents the dates listed under it ("**Delivered**")
+        for number, sentence in enumerate(every):
+            if number in headings:
+                # "**Delivered**" over a list: said of the items the list names, not of the order.
+                items = tuple(dict.fromkeys(s for i in headings[number] for s in self._named(every[i])))
+                self.date_context = "other"
+                contexts[number], _ = self._date_context(Clause(sentence, sentence, items, False), sentence.start,
+                                                         sentence.end)
+                counts = {k: v for i in headings[number] for k, v in self._counts(every[i]).items()}
+                if items:
+                    self._check_clause(Clause(sentence, sentence, items, False, counts=counts))
+                continue
             last: Clause | None = None
             pending: list[str] = []
+            excepted: list[str] = []  # "everything except the jacket and the trousers has arrived"
+            sentence_groups: list[tuple[str, ...]] = []
             pending_unsure = ""
             pending_counts: dict[str, int] = {}
-            self.date_context = "other"  # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared
+            # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared; under a heading, the heading's.
+            under = contexts.get(heading_context.get(number, -1), "none")
+            self.date_context = under if under != "none" else "other"
             carried = previous  # what a clause with no subject of its own is about
             spans = clauses(self.summary, sentence)
             for index, span in enumerate(spans):
@@ -176,7 +237,24 @@ class Checker(DateChecks):
                 named = self._named(span)
                 counts = {**pending_counts, **self._counts(span)}
                 group = "any" if ONE_OF_THEM.search(text) else ""
-                if named and not self._has_cue(span) and not EXCEPT.search(text) and not FINITE_VERB.search(text):
+                bare = not self._has_cue(span) and not self._has_verb(span)  # no claim and no verb of its own
+                if named and bare and EXCEPT.search(text):
+                    excepted = pending + [s for s in named if s not in pending]  # the list the claim that follows
+                    pending = []  # leaves out, however many clauses it runs over
+                    seen.update(named)
+                    continue
+                gap = self.summary[span.end:spans[index + 1].start] if index + 1 < len(spans) else ""
+                if named and bare and not EXCEPT.search(text) and last is not None and not last.whole and ";" in gap:
+                    # "... delivered on 13 March along with the table, bench and pendant light; the runner ...": the
+                    # tail of the list before, which the semicolon closes, not the subject of the clause after it.
+                    tail = pending + [s for s in named if s not in pending]
+                    self._check_clause(Clause(last.span, sentence, tuple(tail), False, counts=counts,
+                                              unsure=pending_unsure or self._unsure(span.start, span.end)))
+                    seen.update(named)
+                    sentence_groups.append(tuple(tail))
+                    pending, pending_counts, pending_unsure = [], {}, ""
+                    continue
+                if named and bare and not EXCEPT.search(text):
                     pending += [s for s in named if s not in pending]  # "the laptop and ..." : subject of what follows
                     pending_counts = counts
                     pending_unsure = pending_unsure or self._unsure(span.start, span.end)
@@ -186,10 +264,20 @@ class Checker(DateChecks):
                 named = pending + [s for s in named if s not in pending]
                 pending, pending_counts, pending_unsure = [], {}, ""
                 own_unsure = self._unsure(span.start, span.end)
-                if EXCEPT.search(text):
+                if excepted and re.match(r"\W*(?:and|or|nor)\b", text):
+                    named, excepted = excepted + [s for s in named if s not in excepted], []
+                    about = (tuple(s for s in self.all_skus if s not in named), False)
+                elif EXCEPT.search(text):
                     about = (tuple(s for s in self.all_skus if s not in named), False)
                 elif named:
                     about = (tuple(named), False)
+                elif self.summary[span.end:span.end + 2].strip().startswith(":") \
+                        and (later := self._named_after(spans, index, consequence=False)):
+                    # "Delivered 9 June: the keyboard, the mice"; "the rest of what we could track has arrived: the
+                    # cook set ...": a list after a colon says which items the claim before it is about.
+                    about = (tuple(dict.fromkeys(later)), False)
+                    for after in spans[index + 1:]:  # "... delivered: the socks, the air pads (2 of 3)"
+                        counts = {**self._counts(after), **counts}
                 elif REST.search(text):
                     rest = tuple(s for s in self.all_skus if s not in seen) \
                         or tuple(i.sku for i in self.facts.items if not i.delivered)
@@ -197,6 +285,15 @@ class Checker(DateChecks):
                 elif EACH.search(text):
                     later = self._named_after(spans, index, consequence=False)  # "both items: the kettle and ..."
                     about = (tuple(dict.fromkeys(later)) or self.all_skus, False)
+                    if self.facts.gathered and (size := _group_size(text)):
+                        # "so all three are with you": the group of that size named before it in the sentence, or
+                        # in the one before, or after it; none of that size: which items is not resolved.
+                        earlier = tuple(dict.fromkeys(s for g in sentence_groups for s in g))
+                        options = [earlier, previous[0] if previous else (), tuple(dict.fromkeys(later)),
+                                   self.all_skus]
+                        fit = next((o for o in options if len(o) == size), None)
+                        about = (fit, False) if fit else about
+                        unsure = "" if fit else f"no {size} items named before or after '{text}' for it to stand for"
                 elif WHOLE.search(text) or self.facts.order_id.lower() in text.lower():
                     about = (self.all_skus, True)
                 elif not PRONOUN.search(text) and (later := self._named_after(spans, index, consequence=True)):
@@ -204,16 +301,19 @@ class Checker(DateChecks):
                 elif index == 0 and carried and len(carried[0]) > 1 and not PRONOUN.search(text):
                     # "Sorry for the delay." after a sentence about two items is about the order, not both items.
                     about = (self.all_skus, True)
-                elif self.summary[span.end:span.end + 2].strip().startswith(":") \
-                        and (later := self._named_after(spans, index, consequence=False)):
-                    about = (tuple(dict.fromkeys(later)), False)  # "Delivered 9 June: the keyboard, the mice"
+                elif previous and not previous[1] and len(previous[0]) > 1 and (part := ORDINAL_PART.search(text)):
+                    about = (_ordinal_part(previous[0], part), False)  # "the first two", "the latter"
+                    unsure = previous_unsure
                 else:
                     about = previous or (self.all_skus, True)  # a pronoun or no subject: the last thing spoken of
                     unsure = previous_unsure  # "it", "they": as unsure as what they stand for
                     if previous is None and len(self.all_skus) > 1 and self.facts.gathered:
                         unsure = "no item named before this claim"
+                    elif index == 0 and PRONOUN.match(text) and len(groups) > 1:
+                        about, unsure = self._referent(text, groups, about, unsure)
                 if named:
                     unsure = unsure or own_unsure or self._subject_unclear(span)
+                    sentence_groups += [tuple(named), about[0]]  # "everything except X": X, and the others
                 previous, previous_unsure = about, unsure
                 seen.update(named)
                 partial = about[1] and bool(PARTIAL.search(text))
@@ -225,6 +325,8 @@ class Checker(DateChecks):
                                           unsure=pending_unsure))
             if pending:
                 previous, previous_unsure = (tuple(pending), False), pending_unsure
+                sentence_groups.append(tuple(pending))
+            groups = list(dict.fromkeys(sentence_groups))
         self._check_absences()
         return sorted(self.findings, key=lambda f: (f.start, f.kind, f.sku or ""))
 
@@ -262,12 +364,22 @@ class Checker(DateChecks):
                     continue  # "the system lists it as delivered, but I can't confirm the carrier handed it over"
                 if how == "reported" and GAP_ADMITTED.search(sentence):
                     continue  # "your order shows as delivered when it isn't all there": the gap is the point
+                if how == "reported" and clause.whole and self.facts.order_status == "delivered":
+                    continue  # "the order shows 'delivered'": true of the order record, which is what it reports
                 failing = [i for i in items if not i.delivered
                            and not (clause.counts.get(i.sku) and i.delivered_quantity >= clause.counts[i.sku])]
                 if clause.partial and len(failing) < len(items):
                     failing = []
                 self._judge("unsupported_delivery", clause, span, failing)
+        for m in DELIVERED_BY_NOW.finditer(text):
+            inferred = re.search(r"\b(?:by now|already|now)\s*$", m.group()) or CONSEQUENCE.search(text)
+            if inferred and stance(text, m.start()) in ("plain", "reported"):
+                self._judge("unsupported_delivery", clause, self._claim_span(clause, m),
+                            [i for i in items if not i.delivered])
         for m in ARRIVAL.finditer(text):
+            if any(b.start() <= m.start() < b.end() for b in DELIVERED_BY_NOW.finditer(text)) and (
+                    CONSEQUENCE.search(text) or re.search(r"\b(?:by now|already|now)\b", text[m.end():])):
+                continue  # "should be with you by now" is a delivery, above
             how = stance(text, m.start())
             if how == "negated" and UNTIL.match(text, m.end()):
                 outstanding(self._claim_span(clause, m))
@@ -282,6 +394,8 @@ class Checker(DateChecks):
             elif how == "plain" and not text[:m.start()].lower().endswith("be "):
                 moving(span)
         for m in TRANSIT.finditer(text):
+            if CIRCUMSTANCE.search(text, 0, m.start()):
+                continue  # "damaged in transit": where something happened, not where the item is
             if stance(text, m.start()) == "plain":
                 span = self._claim_span(clause, m)
                 outstanding(span)
@@ -311,6 +425,8 @@ class Checker(DateChecks):
                 self._add("unsupported_payment", None, clause, start, clause.span.start + claim.end,
                           f"said: {claim.says}; the payment record: {self.facts.payment_note}")
         for m in DELAY.finditer(text):
+            if RECORD_LAGS.search(text, 0, m.start()) and not self.named_in(clause):
+                continue  # "the order page is running behind the carrier": a record lagging, not a parcel
             if stance(text, m.start()) == "plain":
                 failing = [i for i in items if not i.delayed]
                 self._judge("unsupported_delay", clause, self._claim_span(clause, m),
@@ -373,3 +489,22 @@ class Checker(DateChecks):
         if refs and None not in self.acknowledged:
             self._add("unacknowledged_missing_evidence", None, None, 0, 0,
                       "; ".join(self.facts.missing_notes[r] for r in refs) + " — never acknowledged")
+
+
+def _ordinal_part(group: tuple[str, ...], part: re.Match[str]) -> tuple[str, ...]:
+    """The items "the first two" or "the latter" picks out of a list, in the order it was named."""
+    if part[3]:
+        return group[-1:] if part[3].lower() == "latter" else group[:1]
+    count = {"one": 1, "two": 2, "three": 3, "four": 4}[part[2].lower()]
+    return group[:count] if part[1].lower() == "first" else group[-count:]
+
+
+_SIZES = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+
+
+def _group_size(text: str) -> int | None:
+    """How many items "both", "all three", "those four" stand for; None when no number is said."""
+    said = re.search(r"\bboth\b|\b(?:all|the|those|these)\s+(two|three|four|five|six|seven|eight)\b", text, re.I)
+    if said is None:
+        return None
+    return _SIZES[(said[1] or "both").lower()]

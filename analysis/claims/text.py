@@ -11,15 +11,18 @@ _FLAGS = re.I
 # --- sentences and clauses -------------------------------------------------------------------------
 
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|\n+")
-_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "no", "vs", "etc", "e.g", "i.e", "approx", "jan", "feb", "mar", "apr",
-                  "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "wed", "thu", "fri", "sat",
-                  "sun", "inc", "ltd", "co"}
+_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "no", "vs", "etc", "e.g", "i.e", "approx", "inc", "ltd", "co"}
+# A month or weekday shortened with a full stop ends the sentence unless a day or lower-case word follows it:
+# "due 21 Sep. Table: ..." ends there; "Sep. 21" and "Wed. afternoon" do not.
+_DATE_ABBREVIATIONS = {"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon",
+                       "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"}
 # Where one assertion ends and the next begins inside a sentence. Conjunctions stay with the clause they open;
 # a comma ends a clause too (not before a digit: "October 5, 2026"), and a clause that names items but makes
 # no claim ("the laptop, the monitor and") hands them to the next one.
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+|\s+[-–—]+\s+"
-    r"|,?\s+(?=(?:but|while|whereas|although|though|because|since|however|unlike)\b)"
+    r"|(?<!everything)(?<!anything)(?<!\ball)(?<!every item)(?<!nothing),?\s+(?=but\b)"  # not "everything but X"
+    r"|,?\s+(?=(?:while|whereas|although|though|because|since|however|unlike)\b)"
     r"|,\s+(?!\d)"
     r"|\s+(?=(?:and|or)\s+(?:the|your|a|an|its|it|they|their|both|we|i|it['’]s|they['’]re|there|this|that)\b)"
     r"|(?<=\))\s+(?=(?:and|or)\b)",
@@ -47,7 +50,9 @@ def sentences(text: str) -> list[Span]:
     spans, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         word = re.search(r"([\w.]+)\.*$", text[start:m.start() + 1].rstrip(".!?\"')]"))
-        if m.group().startswith(".") and word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+        abbreviation = word.group(1).lower().rstrip(".") if m.group().startswith(".") and word else ""
+        if abbreviation in _ABBREVIATIONS or (abbreviation in _DATE_ABBREVIATIONS
+                                              and re.match(r"[ \t]+[\da-z]", text[m.end():])):
             continue
         span = _trimmed(text, start, m.end())
         if span:
@@ -97,9 +102,23 @@ _MONTH_DAY = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+(\d{{4}})\b)?", _FLAGS)
 _ORDINAL_DAY = re.compile(r"\b(?:the|on|by|until|till|from|before|after|since|mon|tue|tues|wed|thu|thur|thurs|fri|sat"
                           r"|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?,?\s+"
-                          r"(\d{1,2})(?:st|nd|rd|th)\b", _FLAGS)
+                          r"(\d{1,2})(?:st|nd|rd|th)\b"
+                          # not "the 3rd fire steel", "the 2nd parcel": an ordinal before a noun counts things
+                          r"(?!\s+(?!(?:of|and|or|to|for|at|by|but|so|with|when|as|in|on|from|until|till|through"
+                          r"|which|while|if|because|after|before|instead|rather|than|too|also|is|are|was|were|will"
+                          r"|should|would|it|they|we|i|you|this|that|the|a|an|your|our|via|per|—)\b)[a-z])", _FLAGS)
+# Ranges: "20-22 September", "between 20 and 22 Sep", "Sep 20 to 22"; one mention that any day in it matches.
+_RANGE_LINK = r"\s*(?:-|–|—|to|or|through|till|until)\s*"
+_DAY_RANGE = re.compile(rf"\b(?:(between)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?(1)\s+and\s+|{_RANGE_LINK})"
+                        rf"(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+_MONTH_RANGE = re.compile(rf"\b(?:(between)\s+)?{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?(1)\s+and\s+|{_RANGE_LINK})"
+                          rf"(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?::|am|pm|%|/))(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+# Two dates of their own joined as a range: "Friday or Monday", "between 20 September and 2 October".
+RANGE_BETWEEN = re.compile(rf"^{_RANGE_LINK}(?:the\s+|on\s+)?$", _FLAGS)
 _NUMERIC = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])")
-_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+# A weekday, in full or shortened with a capital ("Tue", "Wed"; "sat" and "sun" in lower case are other words).
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday" \
+           r"|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)(?!['’]))"
 _NUMBER = r"(?:\d+|a|an|one|two|three|four|five|six|seven|a few|a couple of|couple of|several)"
 RELATIVE_DATE = re.compile(
     rf"\b(?:(?:later\s+|earlier\s+)?today|tonight|this (?:morning|afternoon|evening)|tomorrow"
@@ -107,6 +126,14 @@ RELATIVE_DATE = re.compile(
     rf"|(?:this|next|on|by)\s+{_WEEKDAY}|{_WEEKDAY}|next week|this week(?:end)?"
     rf"|(?:in|within)\s+(?:the next\s+)?{_NUMBER}(?:\s*(?:-|to)\s*\d+)?\s+(?:more\s+)?(?:business\s+|working\s+)?"
     rf"(?:days?|weeks?)|(?:the\s+)?end of (?:the|this|next) week)\b", _FLAGS)
+_DATE_AFTER_WEEKDAY = re.compile(r"\.?,?\s+(?:the\s+)?")
+_WEEKDAY_AFTER_DATE = re.compile(r"\s*(?:\(|,\s*|\s)(?:a\s+|on\s+|which is\s+|that is\s+)?")
+# A day named from the date before it: "the day before", "the same day", "a day later", "the next day".
+_ANAPHORIC_DATE = re.compile(r"\b(?:the\s+(?:day|evening|morning|afternoon)\s+(?:before|after)"
+                             r"|the\s+(?:same|next|following|previous)\s+(?:day|morning|afternoon|evening)|that\s+same\s+day|(?:a|one)\s+day\s+"
+                             r"(?:later|earlier|before|after))\b"
+                             rf"(?!\s+(?:than|the|your|our|its|their|this|that|yesterday|today|tomorrow|\d|{_MONTH}\b"
+                             rf"|{_WEEKDAY}))", _FLAGS)
 VAGUE_TIME = re.compile(r"\b(?:soon|shortly|any day now|in no time|right away|quickly|imminently|very soon)\b", _FLAGS)
 _PROMISED_PHRASE = re.compile(rf"\b(?:the|your|its|their)\s+(?:original(?:ly)?\s+)?promised\s+(?:delivery\s+)?date\b"
                               rf"(?!\s*(?:of|,|:|\(|was|is)?\s*(?:\d|{_MONTH}\b))", _FLAGS)
@@ -118,8 +145,22 @@ class DateMention:
 
     start: int
     end: int
-    kind: str  # "calendar" | "relative" | "promised"
+    kind: str  # "calendar" | "relative" | "promised" | "anaphoric" ("the day before": `shift` days from the last)
     candidates: tuple[tuple[int | None, int | None, int], ...] = ()  # (year, month, day); None: any
+    shift: int = 0
+
+    def shifted(self, last: DateMention) -> DateMention | None:
+        """An anaphoric date placed from the calendar date named before it; None when that cannot be done."""
+        days = []
+        for year, month, day in last.candidates:
+            try:
+                moved = date(year or 2000, month or 1, day) + timedelta(days=self.shift)
+            except ValueError:
+                return None
+            if month is None and moved.month != 1:
+                return None  # "the 1st" and "the day before": no month to step back into
+            days.append((year and moved.year, month and moved.month, moved.day))
+        return DateMention(self.start, self.end, "calendar", tuple(days)) if days else None
 
     def matches(self, iso_day: str) -> bool:
         """Whether this calendar mention can be the given ISO day."""
@@ -128,6 +169,19 @@ class DateMention:
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Past relative days: never an estimate, whatever cue the sentence carries ("reached the terminal this morning").
+_PAST_DAY = re.compile(r"^(?:yesterday|last|this past|this morning|earlier)\b", _FLAGS)
+
+
+def weekday_index(word: str) -> int | None:
+    """Monday 0 ... Sunday 6, for a weekday in full or shortened ("Tue", "Thurs"); None for any other word."""
+    lower = word.lower().rstrip(".")
+    return next((i for i, name in enumerate(_WEEKDAYS) if len(lower) >= 3 and name.startswith(lower)), None)
+
+
+def is_past_day(mention_text: str) -> bool:
+    """Whether a relative day can only be in the past ("yesterday", "last night", "this morning")."""
+    return bool(_PAST_DAY.match(mention_text))
 
 
 def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, int] | None:
@@ -142,8 +196,8 @@ def resolve_relative(mention_text: str, clock: str | None) -> tuple[int, int, in
         day = today
     elif words[-1] == "tomorrow":
         day = today + timedelta(days=1)
-    elif words[-1] in _WEEKDAYS and words[0] != "next":
-        day = today + timedelta(days=(_WEEKDAYS.index(words[-1]) - today.weekday()) % 7)
+    elif (weekday := weekday_index(words[-1])) is not None and words[0] != "next":
+        day = today + timedelta(days=(weekday - today.weekday()) % 7)
     else:
         return None
     return day.year, day.month, day.day
@@ -168,8 +222,8 @@ def resolve_past(mention_text: str, clock: str | None) -> tuple[tuple[int, int, 
         days = [today - timedelta(days=1), today]
     elif words[-1] in ("today", "morning", "afternoon", "evening") and words[0] in ("today", "this", "earlier"):
         days = [today]
-    elif words[-1] in _WEEKDAYS and words[0] not in ("next",):
-        back = (today.weekday() - _WEEKDAYS.index(words[-1])) % 7
+    elif (weekday := weekday_index(words[-1])) is not None and words[0] not in ("next",):
+        back = (today.weekday() - weekday) % 7
         if words[0] in ("last", "this"):
             back = back or 7
             days = [today - timedelta(days=back)] + ([today - timedelta(days=back + 7)] if back < 3 else [])
@@ -192,6 +246,16 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
         if all(mention.end <= f.start or mention.start >= f.end for f in found):
             found.append(mention)
 
+    for m in _DAY_RANGE.finditer(text, start, end):
+        year, month = _year(m[5]), _MONTHS[m[4][:3].lower()]
+        if 1 <= int(m[2]) < int(m[3]) <= 31:
+            add(DateMention(m.start(), m.end(), "calendar",
+                            tuple((year, month, d) for d in range(int(m[2]), int(m[3]) + 1))))
+    for m in _MONTH_RANGE.finditer(text, start, end):
+        year, month = _year(m[5]), _MONTHS[m[2][:3].lower()]
+        if 1 <= int(m[3]) < int(m[4]) <= 31:
+            add(DateMention(m.start(), m.end(), "calendar",
+                            tuple((year, month, d) for d in range(int(m[3]), int(m[4]) + 1))))
     for m in _ISO.finditer(text, start, end):
         add(DateMention(m.start(), m.end(), "calendar", ((int(m[1]), int(m[2]), int(m[3])),)))
     for m in _MONTH_DAY.finditer(text, start, end):
@@ -206,11 +270,66 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
         readings = tuple({(y, a, b), (y, b, a)} & {(y, x, z) for x in range(1, 13) for z in range(1, 32)})
         if readings:
             add(DateMention(m.start(), m.end(), "calendar", readings))
+    for m in _ANAPHORIC_DATE.finditer(text, start, end):
+        shift = -1 if re.search(r"before|earlier|previous", m.group(), _FLAGS) else \
+            1 if re.search(r"after|later|next|following", m.group(), _FLAGS) else 0
+        add(DateMention(m.start(), m.end(), "anaphoric", shift=shift))
     for m in RELATIVE_DATE.finditer(text, start, end):
         add(DateMention(m.start(), m.end(), "relative"))
     for m in _PROMISED_PHRASE.finditer(text, start, end):
         add(DateMention(m.start(), m.end(), "promised"))
-    return sorted(found, key=lambda f: f.start)
+    # "Wednesday 8 September", "Monday the 13th", "Tue 21st": a weekday naming the calendar date after it is
+    # that date, not a second one counted from the clock.
+    # "21 Sep (Tuesday)", "17 September, a Friday": so is one naming the date before it.
+    calendar_starts = {f.start for f in found if f.kind == "calendar"}
+    calendar_ends = [f.end for f in found if f.kind == "calendar"]
+
+    def names_a_calendar_date(f: DateMention) -> bool:
+        if f.kind != "relative" or not re.fullmatch(rf"(?:on\s+|this\s+)?{_WEEKDAY}", text[f.start:f.end], _FLAGS):
+            return False
+        after = _DATE_AFTER_WEEKDAY.match(text, f.end)
+        return bool(after and after.end() in calendar_starts) or any(
+            _WEEKDAY_AFTER_DATE.fullmatch(text, end, f.start) for end in calendar_ends if end <= f.start)
+
+    found = [f for f in found if not names_a_calendar_date(f)]
+    return _joined_ranges(text, sorted(found, key=lambda f: f.start))
+
+
+def _joined_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
+    """Two calendar dates joined as a range ("8 September to 10 September") become one mention of every day
+    between them; a year left out is taken as the same for both."""
+    out: list[DateMention] = []
+    for mention in found:
+        before = out[-1] if out else None
+        if before and before.kind == mention.kind == "calendar" and len(before.candidates) == 1 \
+                and len(mention.candidates) == 1 and (RANGE_BETWEEN.match(text[before.end:mention.start]) or (
+                    re.fullmatch(r"\s+and\s+", text[before.end:mention.start])
+                    and re.search(r"\bbetween\s+(?:the\s+)?$", text[:before.start]))):
+            days = _days_between(before.candidates[0], mention.candidates[0])
+            if days:
+                out[-1] = DateMention(before.start, mention.end, "calendar", days)
+                continue
+        out.append(mention)
+    return out
+
+
+def _days_between(first: tuple[int | None, int | None, int],
+                  last: tuple[int | None, int | None, int]) -> tuple[tuple[int | None, int | None, int], ...]:
+    """Every (year, month, day) from first to last inclusive; () when either lacks a month or the order is wrong."""
+    (y1, m1, d1), (y2, m2, d2) = first, last
+    if m1 is None or m2 is None:
+        return ()
+    year = y1 or y2
+    try:
+        start, end = date(year or 2000, m1, d1), date(year or 2000, m2, d2)  # 2000: a leap year, any 29 Feb
+    except ValueError:
+        return ()
+    if end < start:
+        return ()
+    span = (end - start).days
+    if span > 62:
+        return ()
+    return tuple((year, d.month, d.day) for d in (start + timedelta(days=i) for i in range(span + 1)))
 
 
 # --- stance: is a claim asserted, denied, hedged, hypothetical or about the future? ----------------
@@ -218,7 +337,10 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
 _APOS = "['’]"
 _WORDS = r"(?:[\w'’-]+\s+)"
 _HEDGE = re.compile(
-    rf"\b(?:may|might|maybe|perhaps|possibly|could(?!\s+not|n{_APOS}t)|unclear|unsure|not sure|uncertain|no idea"
+    # A modal hedges the verb it governs ("could arrive"), not one after a clause of its own ("what we could track
+    # has arrived").
+    rf"\b(?:(?:may|might|could(?!\s+not|n{_APOS}t))(?=\s+(?:(?!(?:has|have|had|is|are|was|were)\b)[\w'’-]+\s+){{0,2}}$)|maybe|perhaps|possibly|unclear|unsure"
+    rf"|not sure|uncertain|no idea"
     rf"|can(?:not|{_APOS}t| not)\s+(?:yet\s+)?(?:confirm|say|tell|see|know|verify|check|guarantee|promise|be sure)"
     rf"|(?:unable|not able)\s+to\s+(?:confirm|say|tell|see|verify|check|guarantee)"
     rf"|(?:don{_APOS}t|do not|didn{_APOS}t|did not)\s+know|no way to (?:know|tell))\b", _FLAGS)
@@ -241,7 +363,8 @@ _FUTURE = re.compile(
     rf"(?:\bwill|{_APOS}ll|\bshould|\bshall|\bgoing to|\bexpected to|\bscheduled to|\bdue to|\bset to|\blikely to"
     rf"|\bon track to)\s+{_WORDS}{{0,2}}$", _FLAGS)
 _CERTAIN_FUTURE = re.compile(rf"(?:\bwill|{_APOS}ll|\bgoing to|\bshall)\s+{_WORDS}{{0,2}}$", _FLAGS)
-_REPORTED = re.compile(r"\b(?:says?|shows?|reads?|marked(?: as)?|listed(?: as)?|status(?: is| of)?|as)\s+$", _FLAGS)
+_REPORTED = re.compile(r"\b(?:says?|shows?|reads?|marked(?: as)?|listed(?: as)?|status(?: is| of)?|as)\s+['\"‘“]?$",
+                       _FLAGS)
 
 
 def _unless_presupposed(match: re.Match[str] | None, before: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from core.domain.dataset import PAYMENT_MISSING
@@ -17,8 +18,30 @@ def _item_label(item: dict[str, Any]) -> str:
     return f"{quantity} × {label}" if quantity > 1 else label
 
 
-def _day(timestamp: str | None) -> str | None:
-    return timestamp[:10] if timestamp else None
+def _day(timestamp: str | None, clock: str | None = None) -> str | None:
+    """The day of a timestamp as the customer lives it: on the offset of the clock the records were read at (a
+    carrier stamping in UTC, "04:30Z", delivered the evening before on a clock at -07:00)."""
+    if not timestamp:
+        return None
+    try:
+        moment, now = datetime.fromisoformat(timestamp), datetime.fromisoformat(clock) if clock else None
+    except ValueError:
+        return timestamp[:10]
+    if now is None or moment.tzinfo is None or now.tzinfo is None:
+        return timestamp[:10]
+    return moment.astimezone(now.tzinfo).date().isoformat()
+
+
+def _delivered_on(tracking: list[dict[str, Any]]) -> str:
+    """ "on D", or "in parts, N on D1 and M on D2" when the units came on different days (a day for each parcel)."""
+    units: dict[str, int] = {}
+    for t in tracking:
+        when = _day((t.get("latestEvent") or {}).get("at") or t.get("updatedAt"), t.get("checkedAt")) or "?"
+        units[when] = units.get(when, 0) + t.get("quantity", 0)
+    if len(units) == 1:
+        return f"on {next(iter(units))}"
+    days = sorted(units)
+    return "in parts, " + ", ".join(f"{units[d]} on {d}" for d in days[:-1]) + f" and {units[days[-1]]} on {days[-1]}"
 
 
 def _delivered_units(tracking: list[dict[str, Any]]) -> int:
@@ -32,17 +55,16 @@ def _delivered_part(item: dict[str, Any], tracking: list[dict[str, Any]]) -> str
     units = _delivered_units(tracking)
     if not done or units >= item.get("quantity", 1):
         return ""
-    when = _day((done[-1].get("latestEvent") or {}).get("at") or done[-1].get("updatedAt"))
     name = item.get("name") or item["sku"]
     return f"{units} of your {item.get('quantity', 1)} × {name} ({item['sku']}) {'were' if units > 1 else 'was'} " \
-           f"delivered on {when}. "
+           f"delivered {_delivered_on(done)}. "
 
 
 def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidence, derived: Derived) -> str:
     sku = item["sku"]
     label = _item_label(item)
     plural = item.get("quantity", 1) > 1
-    it, is_ = ("they", "are") if plural else ("it", "is")
+    it, is_, has = ("they", "are", "have") if plural else ("it", "is", "has")
     tracking = [evidence.records["tracking"][t] for t in order.get("trackingIds", [])
                 if t in evidence.records["tracking"] and evidence.records["tracking"][t].get("sku") == sku]
     reservations = [evidence.records["reservation"][r] for r in order.get("reservationIds", [])
@@ -52,25 +74,25 @@ def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidenc
 
     if sku in derived.deliveredSkus:
         delivered = [t for t in tracking if t.get("status") == "delivered"]
-        when = _day((delivered[-1].get("latestEvent") or {}).get("at") or delivered[-1].get("updatedAt"))
-        return f"Your {label} {'were' if plural else 'was'} delivered on {when}, according to the carrier."
+        return f"Your {label} {'were' if plural else 'was'} delivered {_delivered_on(delivered)}, according to the " \
+               "carrier."
     available = [t for t in tracking if t.get("availability") == "available"]
     unavailable = [t for t in tracking if t.get("availability") == "unavailable"]
     if any(r.get("status") == "backordered" for r in reservations):
         restock = next((r["expectedRestockDate"] for r in reservations if r.get("expectedRestockDate")), None)
         when = (f" The warehouse expects new stock on {restock}, but that is not a delivery date."
                 if restock else " There is no restock date yet, so I can't give you a delivery date for it.")
-        return f"Your {label} {is_} backordered and has not shipped yet.{when}"
+        return f"Your {label} {is_} backordered and {has} not shipped yet.{when}"
     missing = [ref.split(":", 1)[1] for ref in derived.missingEvidence if ref.startswith("reservation:")]
     gap = (f" I also can't find its warehouse record ({', '.join(missing)})." if missing and not reservations
            else "")
     if payment is not None and payment.get("status") == "refunded" and not available:
         # A refund is no reason to ship later: say only what the records show.
-        return f"Your {label} has not shipped, and the payment for the order was refunded.{gap}"
+        return f"Your {label} {has} not shipped, and the payment for the order was refunded.{gap}"
     if payment is not None and payment.get("status") not in ("captured", "authorized"):
         reason = f" ({payment['failureReason'].replace('_', ' ')})" if payment.get("failureReason") else ""
         status = payment.get("status", "").replace("_", " ")
-        return (f"Your {label} has not shipped because the payment status is {status}{reason}; "
+        return (f"Your {label} {has} not shipped because the payment status is {status}{reason}; "
                 f"{it} can ship once the payment goes through.{gap}")
     if available:
         shipment = available[-1]
@@ -79,7 +101,12 @@ def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidenc
         rest = item.get("quantity", 1) - _delivered_units(tracking)
         subject = f"Your {label}" if not part else f"{part}{rest} more"
         verb = is_ if not part else ("are" if rest > 1 else "is")
-        if shipment.get("status") == "exception":
+        if shipment.get("status") == "label_created":
+            # A label is no parcel in the carrier's hands: not "on the way" until the carrier reports it moving.
+            text = (f"{subject} {'have' if verb == 'are' else 'has'} a shipping label with {shipment.get('carrier')}, "
+                    f"but the carrier has not reported {'them' if verb == 'are' else 'it'} moving yet; the latest "
+                    f"carrier update says: {event or 'label created'}.")
+        elif shipment.get("status") == "exception":
             # Damaged, returned, held: not "on the way"; a date only if the carrier still gives one.
             text = (f"{subject} {'have' if verb == 'are' else 'has'} not been delivered: the latest update from "
                     f"{shipment.get('carrier')} says: {event or 'a problem in transit'}.")
@@ -100,7 +127,7 @@ def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidenc
     if missing and not reservations:
         return (f"I can't confirm the status of your {label}: its warehouse record ({', '.join(missing)}) "
                 f"could not be found and there is no shipment for it yet.")
-    return f"Your {label} has not shipped yet."
+    return f"Your {label} {has} not shipped yet."
 
 
 _PAYMENT_WORDS = {
@@ -142,8 +169,11 @@ def compose_summary(evidence: Evidence, order_id: str, derived: Derived,
         return _payment_sentence(evidence, order, derived)
     sentences = [_sentence_for(item, order, evidence, derived) for item in order["items"]]
     rest = "the remaining items" if derived.deliveredSkus else "your order"
+    cancelled = order.get("status") == "cancelled"
+    if cancelled:  # nothing is coming: no "delivery date ... yet"
+        sentences.insert(0, f"Order {order_id} is cancelled.")
     # With one item its own sentence already says everything about timing.
-    if derived.outstandingSkus and len(order["items"]) > 1:
+    if derived.outstandingSkus and len(order["items"]) > 1 and not cancelled:
         if derived.deliveryEstimate:
             sentences.append(f"The carrier's latest estimate for {rest} is {derived.deliveryEstimate}.")
         else:

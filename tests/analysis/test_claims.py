@@ -20,6 +20,7 @@ from tests.analysis.claims_scoring import (
     documented_rows,
     entry_findings,
     focused_evidence,
+    fourth_records,
     granular_evidence,
     report,
     score,
@@ -64,7 +65,7 @@ def test_the_corpora_cover_every_kind_with_good_and_bad_summaries():
     per_kind = Counter(x["kind"] for e in entries for x in e["expected"])
     assert set(per_kind) == set(KINDS) and min(per_kind.values()) >= 5, per_kind
     for corpus in CORPORA.values():
-        assert set(corpus.order_of_case) == {e["caseId"] for e in corpus.entries()}, corpus.file
+        assert {e["caseId"] for e in corpus.entries()} <= set(corpus.order_of_case), corpus.file
         assert sum(1 for e in corpus.entries() if not e["expected"]) >= 10, corpus.file
     second = CORPORA["claims_second.json"].entries()
     assert len(second) >= 80 and sum(1 for e in second if e.get("evidence") == "none") >= 8
@@ -89,8 +90,8 @@ def test_the_figures_docs_claims_md_states_are_the_checkers(file):
     assert documented_rows()[file] == result.row()
 
 
-# The third dataset's held-out half does not hold the bar yet: strict, so the mark must go once it does.
-NOT_YET_AT_THE_BAR = {"claims_third_heldout.json"}
+# The held-out halves that do not hold the bar yet: strict, so the mark must go once one does.
+NOT_YET_AT_THE_BAR = {"claims_third_heldout.json", "claims_fourth_heldout.json"}
 
 
 @pytest.mark.parametrize("file", [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="not yet at the bar"))
@@ -121,13 +122,13 @@ def _generated_records() -> dict[str, Any]:
     return generate(1)[0]
 
 
-@pytest.mark.parametrize("dataset", ["default", "renamed", "second", "third", "generated"])
+@pytest.mark.parametrize("dataset", ["default", "renamed", "second", "third", "fourth", "generated"])
 @pytest.mark.parametrize("gather", [focused_evidence, granular_evidence], ids=["focused", "granular"])
 def test_the_scripted_models_summaries_raise_no_finding(dataset, gather):
     records = {"default": default_records, "renamed": renamed_records, "second": second_records,
-               "third": third_records, "generated": _generated_records}[dataset]()
+               "third": third_records, "fourth": fourth_records, "generated": _generated_records}[dataset]()
     orders = [o["orderId"] for o in records["orders"]]
-    assert len(orders) == {"second": 12, "generated": 12}.get(dataset, 7)
+    assert len(orders) == {"second": 12, "generated": 12, "fourth": 10}.get(dataset, 7)
     for order_id in orders:
         evidence = gather(order_id, records)
         summary = compose_summary(evidence, order_id, derive(evidence, order_id))
@@ -148,6 +149,50 @@ def test_the_scripted_model_says_no_more_than_the_records_of_a_refund_or_a_damag
     assert "Damaged in transit" in lamp and "on the way" not in lamp
     assert "2 of your 3 × Stainless lunch box (LNCH-BOX-SS) were delivered on 2027-06-08. 1 more is on the way" \
         in said["ORD-77101"]
+
+
+def _said(records: dict[str, Any], order_id: str) -> str:
+    evidence = focused_evidence(order_id, records)
+    return compose_summary(evidence, order_id, derive(evidence, order_id))
+
+
+def test_the_scripted_model_gives_carrier_days_on_the_clocks_offset_and_each_parcels_day():
+    records = fourth_records()  # a clock at -07:00; UPS stamps in UTC
+    woodcraft = _said(records, "ORD-3310459")
+    # UPS's 2027-09-14T04:30Z is Monday 13 September, 21:30 at the clock's offset.
+    assert "Folding bench (BENCH-FOLD) was delivered on 2027-09-13" in woodcraft and "2027-09-14" not in woodcraft
+    # Three fire steels in two parcels: a day for each, not the last parcel's day for all three.
+    assert "3 × Fire steel (FIRE-STL) were delivered in parts, 2 on 2027-09-09 and 1 on 2027-09-13" in woodcraft
+    # A Canada Post delivery at 21:45 local stays on its local day, though in UTC it is the next.
+    assert "2 × Titanium mug, 450 ml (MUG-TI-450) were delivered on 2027-09-15" in _said(records, "ORD-3310451")
+
+
+def test_the_scripted_model_says_a_label_is_no_parcel_on_its_way_and_a_cancelled_order_is_cancelled():
+    records = fourth_records()
+    labelled = _said(records, "ORD-3310457")  # labels created, nothing picked up
+    assert "on the way" not in labelled
+    assert "Fjord 40 L backpack (PACK-FJ40) has a shipping label with Purolator, but the carrier has not reported it " \
+           "moving yet" in labelled
+    cancelled = _said(records, "ORD-3310454")
+    assert cancelled.startswith("Order ORD-3310454 is cancelled.") and "delivery date" not in cancelled
+    assert "2 × Tree straps, pair (STRP-TREE) have not shipped, and the payment for the order was refunded" in cancelled
+
+
+def test_the_sample_runs_summaries_are_what_the_scripted_model_writes_now():
+    """The default dataset's summaries did not change: runs/sample-offline need not be recorded again."""
+    from analysis.claims.run import conversation_evidence
+    from tests.helpers import ROOT
+    events = [json.loads(line) for line in (ROOT / "runs" / "sample-offline" / "events.jsonl").read_text().splitlines()]
+    started = {e["conversationId"]: e for e in events if e["type"] == "conversation_started"}
+    compared = 0
+    for finished in (e for e in events if e["type"] == "conversation_finished" and e.get("assessment")):
+        start = started[finished["conversationId"]]
+        evidence = conversation_evidence([e for e in events if e.get("conversationId") == finished["conversationId"]])
+        derived = derive(evidence, start["orderId"])
+        summary = compose_summary(evidence, start["orderId"], derived, start["asks"])
+        assert summary == finished["assessment"]["customerSummary"], finished["conversationId"]
+        compared += 1
+    assert compared >= 36
 
 
 def test_a_summary_for_an_order_that_was_not_found():
