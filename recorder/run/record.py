@@ -188,7 +188,7 @@ class _Runner:
         self.interrupted = False
         self.write_error: RunWriteError | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self.watch = FaultWatch.for_provider(provider)
+        self.watch = FaultWatch.for_provider(provider, api_key_env=manifest.apiKeyEnv)
         # Only a provider that may talk to a server on this machine leaves it working on a request given up on.
         self.abandoned = AbandonedRequests(provider.base_url if provider.traits.local_server else None)
 
