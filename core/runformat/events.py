@@ -22,7 +22,7 @@ Status = Literal["answered", "invalid_answer", "provider_error", "tool_error", "
 # The statuses of an infrastructure fault (not the model's doing): `--resume` re-runs them by default.
 # provider_limit and refused are the provider's answer (cut short, or refused): counted apart, never re-run.
 FAULT_STATUSES: tuple[str, ...] = ("provider_error", "tool_error", "timeout", "interrupted")
-BudgetName = Literal["max_turns", "max_tool_calls", "deadline", "request_timeout"]
+BudgetName = Literal["max_turns", "max_tool_calls", "deadline", "request_timeout", "max_tool_result_bytes"]
 ToolErrorKind = Literal["tool", "unknown_tool", "invalid_arguments", "server_died", "cancelled"]
 HistoryItem = dict[str, Any]
 
@@ -247,6 +247,11 @@ class ToolResultReceived(_Model):
         "the backend reads the server did for this call (its result's `_meta`, which the model never sees); "
         "null in runs recorded before the servers reported them, and for a result without them (a call the "
         "server refused before its tool ran, one that never reached the server)", default=None)
+    cutFromBytes: int | None = _doc(
+        "the UTF-8 bytes the server returned, when they exceeded the tool-result limit (the manifest's "
+        "budgets.maxToolResultBytes): `text` then holds only the result's beginning and a marker saying so, the "
+        "model was not sent it, and the conversation ended as budget_exhausted (max_tool_result_bytes). Left out "
+        "for a result within the limit", default=None, exclude_if=lambda size: size is None)
 
 
 class ConversationFinished(_Model):
@@ -257,7 +262,8 @@ class ConversationFinished(_Model):
                           "interrupted (Ctrl-C, a signal, or the run stopping, while it was in flight), "
                           "provider_limit (the provider cut the response short: max tokens, context window) or "
                           "refused (the provider refused to answer)")
-    budgetHit: BudgetName | None = _doc("null, max_turns, max_tool_calls, deadline or request_timeout")
+    budgetHit: BudgetName | None = _doc("null, max_turns, max_tool_calls, deadline, request_timeout or "
+                                        "max_tool_result_bytes (a tool result above the limit: the design's doing)")
     error: str | None = _doc("what went wrong, for any status but answered")
     finalText: str | None = _doc("the model's final text, verbatim (for provider_limit and refused, the text "
                                  "of the response that was cut short)")

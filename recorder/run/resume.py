@@ -174,7 +174,7 @@ async def _resume_in(run_dir: Path, manifest: Manifest, dataset: Dataset, plans:
         write_manifest(run_dir, manifest, redactor)
         limits = manifest.budgets
         budgets = Budgets(limits.maxTurns, limits.maxToolCalls, limits.requestTimeoutS, limits.conversationDeadlineS,
-                          limits.maxOutputTokens)
+                          limits.maxOutputTokens, limits.maxToolResultBytes)
         progress.start(len(plans), skipped)
         runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest.concurrency,
                          progress, redactor)
