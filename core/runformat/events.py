@@ -138,6 +138,18 @@ class AttemptSuperseded(_Model):
     reason: str = _doc("why it was superseded")
 
 
+class ServerOutage(_Model):
+    """One time a design's MCP server that was up went away (its process died or stalled, its connection dropped)."""
+
+    lostAt: str = _doc("when wismo let the instance go (a call to it failed or stalled)")
+    backAt: str | None = _doc("when a new instance (a restarted process, a new HTTP session) served again; null "
+                              "when it never did: the run stopped")
+    failedTries: int = _doc("tries to start or reach it again that failed before it was back (the first is made at "
+                            "once, the next after 0.5, 1, 2, 4, 8 and 16 s: at most 7)")
+    waitsS: list[float] = _doc("each wait before a try, in seconds")
+    lastError: str | None = _doc("why the last failed try failed; null when none failed")
+
+
 class RunFinished(_Model):
     """An invocation of `record` (or `--resume`) ended."""
 
@@ -146,8 +158,13 @@ class RunFinished(_Model):
     errored: int = _doc("of those, how many ended in an infrastructure fault (provider_error, tool_error, "
                         "timeout, interrupted)")
     aborted: str | None = _doc("why the run stopped early; null when it ran to the end")
-    serverRestarts: dict[str, int] = _doc("per design, how many times its MCP server was restarted after it "
-                                          "died or stalled", default_factory=dict)
+    serverRestarts: dict[str, int] = _doc("per design, how many times its MCP server was restarted (or, over "
+                                          "HTTP, reconnected to) after it died, stalled or dropped the connection",
+                                          default_factory=dict)
+    serverOutages: dict[str, list[ServerOutage]] = _doc(
+        "per design whose server went away during this invocation, each time it did: when, the tries to start "
+        "or reach it again that failed (with bounded exponential backoff), and when it was back; left out when "
+        "no server went away", default_factory=dict, exclude_if=lambda outages: not outages)
 
 
 class AbandonedRequest(_Model):
