@@ -51,7 +51,7 @@ class Evidence:
         """Fold in one tool call's result, read by its one string argument; False when nothing could be read."""
         try:
             parsed = json.loads(arguments)
-        except (json.JSONDecodeError, TypeError):
+        except (json.JSONDecodeError, TypeError, RecursionError):  # nested past any reader: not JSON here
             return False
         if not isinstance(parsed, dict) or len(parsed) != 1 or text is None:
             return False
@@ -72,7 +72,7 @@ class Evidence:
             return False
         try:
             payload = json.loads(text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nested past any reader: read as text
             return False
         return self._add(kind, payload)
 

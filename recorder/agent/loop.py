@@ -439,6 +439,9 @@ class Conversation:
         except json.JSONDecodeError as exc:
             return (f"the arguments are not valid JSON ({exc.msg}); send a JSON object", True, "invalid_arguments",
                     None)
+        except RecursionError:
+            return "the arguments are nested too deeply to read; send a flat JSON object", True, \
+                "invalid_arguments", None
         if not isinstance(arguments, dict):
             return "the arguments must be a JSON object", True, "invalid_arguments", None
         try:

@@ -285,7 +285,10 @@ class ToolServer:
             # The SDK closes only an HTTP client it made itself; this one carries the headers.
             http = create_mcp_http_client(headers=self.target.headers or None)
             return streamable_http_client(self.target.url, http_client=http), http
-        params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment())
+        # Bytes that are not UTF-8 arrive as U+FFFD: the message is read (the comparison names the field
+        # that differs, the trace shows what came), where strict decoding lost it and the call timed out.
+        params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment(),
+                                       encoding_error_handler="replace")
         return stdio_client(params, errlog=errlog), None
 
     async def _supervise(self, errlog: TextIO) -> None:
@@ -352,8 +355,10 @@ class ToolServer:
             self._start_error = error
             if outage is not None:
                 waited = sum(outage.waits_s)
+                tail = "" if self.target.url else self._stderr_tail()
                 self.gone = (f"design {self.label!r}: its MCP server ({self.target.describe()}) went away and did not "
-                             f"come back after {outage.failed_tries} tries over {waited:g} s: {outage.last_error}")
+                             f"come back after {outage.failed_tries} tries over {waited:g} s: {outage.last_error}"
+                             + (f"; its stderr ends: {tail}" if tail else ""))
             self._ready.set()
             return False
         wait = RECONNECT_WAITS_S[outage.failed_tries - 1]

@@ -98,7 +98,7 @@ class ScriptedProvider(ProviderBase):
                 parameter, value = arguments[0]
                 evidence.add_result(parameter, value, output["output"], output.get("isError", False))
             if not output.get("isError"):
-                with contextlib.suppress(json.JSONDecodeError):
+                with contextlib.suppress(json.JSONDecodeError, RecursionError):  # nested past any reader
                     results.append(json.loads(output["output"]))
         needed = kinds_needed(_asks(request))
         links = [link for link in next_links(request.tools, results, made)
