@@ -32,7 +32,12 @@ def test_every_guarantee_in_the_readme_names_a_test_that_exists():
     named = set(re.findall(r"`(test_\w+)`", section))
     defined = {m for p in (ROOT / "tests").rglob("test_*.py") for m in re.findall(r"^def (test_\w+)\(", p.read_text(),
                                                                                  re.M)}
-    assert len(named) >= 10 and named <= defined, sorted(named - defined)
+    assert len(named) >= 20 and named <= defined, sorted(named - defined)
+    # Every promise is held by a test its row names: a row without one is a promise nothing checks.
+    promises = [line for line in section.splitlines() if line.startswith("| **")]
+    assert len(promises) >= 16
+    unheld = [promise[:80] for promise in promises if not re.search(r"`test_\w+`", promise.rsplit("|", 2)[-2])]
+    assert unheld == []
 
 
 def test_ci_runs_the_readme_test_command():

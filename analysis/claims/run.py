@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.claims import CHECKER_VERSION, check_claims, findings_to_json, unchecked_to_json
+from analysis.claims import CHECKER_VERSION, ClaimCheck, check_claims, findings_to_json, unchecked_to_json
+from analysis.claims.finding import Unchecked
 from core.domain.evidence import Evidence
 from core.runformat import CLAIMS_FILE, EVENTS_FILE
 from core.runformat.events import ClaimFound, ClaimUnchecked, SummaryChecked
@@ -46,6 +47,23 @@ def conversation_evidence(events: list[dict[str, Any]]) -> Evidence:
     return evidence
 
 
+# What reading records of an unexpected shape raises (an order without its items, a number where a list belongs).
+UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+def _check(summary: str, evidence: Evidence, order_id: str) -> ClaimCheck:
+    """The summary's check; when the contract's rules cannot read its records, the whole summary as not checked.
+
+    A brought server can change what it returns after the comparison (an order without its items):
+    one such conversation is a summary nothing can be checked against, never the end of the run's check.
+    """
+    try:
+        return check_claims(summary, evidence, order_id)
+    except UNREADABLE as exc:
+        reason = f"its records cannot be read by the contract's rules ({type(exc).__name__}: {exc})"[:300]
+        return ClaimCheck([], [Unchecked("records", summary, summary, reason, 0, len(summary))])
+
+
 def check_run(run_dir: Path) -> ClaimsResult:
     """Check every finished conversation's customer summary and write claims.jsonl, under the run's lock."""
     manifest = read_manifest(run_dir)
@@ -71,7 +89,7 @@ def _check_run(run_dir: Path, manifest: Manifest) -> ClaimsResult:
         summary = ((finished or {}).get("assessment") or {}).get("customerSummary")
         if finished is None or started is None or not isinstance(summary, str):
             continue
-        result = check_claims(summary, conversation_evidence(events), started["orderId"])
+        result = _check(summary, conversation_evidence(events), started["orderId"])
         checked += 1
         with_findings += bool(result.findings)
         unchecked += len(result.unchecked)

@@ -78,6 +78,8 @@ def parse_answer(text: str | None, asks: Sequence[str] = DEFAULT_ASKS) -> tuple[
         value = json.loads(body)
     except json.JSONDecodeError as exc:
         return None, f"not a JSON object: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    except RecursionError:
+        return None, "not a JSON object: nested deeper than any JSON reader follows"
     if not isinstance(value, dict):
         return None, f"expected a JSON object, got {type(value).__name__}"
     fields = answer_fields(asks)

@@ -369,6 +369,8 @@ def _read_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path.name}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise DatasetError(f"{path.name}: nested deeper than any JSON reader follows") from None
 
 
 def load_records(folder: Path | str = DEFAULT_DATASET_DIR) -> Records:

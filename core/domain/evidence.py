@@ -51,7 +51,7 @@ class Evidence:
         """Fold in one tool call's result, read by its one string argument; False when nothing could be read."""
         try:
             parsed = json.loads(arguments)
-        except (json.JSONDecodeError, TypeError):
+        except (json.JSONDecodeError, TypeError, RecursionError):  # nested past any reader: not JSON here
             return False
         if not isinstance(parsed, dict) or len(parsed) != 1 or text is None:
             return False
@@ -72,7 +72,7 @@ class Evidence:
             return False
         try:
             payload = json.loads(text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nested past any reader: read as text
             return False
         return self._add(kind, payload)
 
@@ -99,7 +99,11 @@ class Evidence:
         if availability in ("not_found", "unavailable"):
             self.missing[f"{kind}:{ident}"] = availability
         if availability != "not_found":
-            self.records[kind][ident] = record
+            # A record seen twice is one record: what it said first stands, and keys only the later object
+            # has are added. An object grouping an order's records with one key of its own beside `orderId`
+            # reads as the order too, and must never erase the order's items.
+            known = self.records[kind].get(ident)
+            self.records[kind][ident] = {**record, **known} if known else record
 
     def knows(self, kind: str, ident: str) -> bool:
         """True when the record was gathered, or is known not to exist or to be unavailable."""

@@ -31,7 +31,7 @@ EVENT_BODIES: tuple[type[BaseModel], ...] = (
 DERIVED_BODIES: tuple[type[BaseModel], ...] = (events.ScoreRecorded, events.SummaryChecked, events.ClaimFound,
                                               events.ClaimUnchecked)
 PARTS: tuple[type[BaseModel], ...] = (events.Usage, events.ResponseError, events.Score, events.Claimed,
-                                      events.BackendLookups, events.McpRequest)
+                                      events.BackendLookups, events.McpRequest, events.ServerOutage)
 
 
 def type_name(annotation: Any) -> str:

@@ -22,7 +22,7 @@ Status = Literal["answered", "invalid_answer", "provider_error", "tool_error", "
 # The statuses of an infrastructure fault (not the model's doing): `--resume` re-runs them by default.
 # provider_limit and refused are the provider's answer (cut short, or refused): counted apart, never re-run.
 FAULT_STATUSES: tuple[str, ...] = ("provider_error", "tool_error", "timeout", "interrupted")
-BudgetName = Literal["max_turns", "max_tool_calls", "deadline", "request_timeout"]
+BudgetName = Literal["max_turns", "max_tool_calls", "deadline", "request_timeout", "max_tool_result_bytes"]
 ToolErrorKind = Literal["tool", "unknown_tool", "invalid_arguments", "server_died", "cancelled"]
 HistoryItem = dict[str, Any]
 
@@ -156,6 +156,18 @@ class AttemptSuperseded(_Model):
     reason: str = _doc("why it was superseded")
 
 
+class ServerOutage(_Model):
+    """One time a design's MCP server that was up went away (its process died or stalled, its connection dropped)."""
+
+    lostAt: str = _doc("when wismo let the instance go (a call to it failed or stalled)")
+    backAt: str | None = _doc("when a new instance (a restarted process, a new HTTP session) served again; null "
+                              "when it never did: the run stopped")
+    failedTries: int = _doc("tries to start or reach it again that failed before it was back (the first is made at "
+                            "once, the next after 0.5, 1, 2, 4, 8 and 16 s: at most 7)")
+    waitsS: list[float] = _doc("each wait before a try, in seconds")
+    lastError: str | None = _doc("why the last failed try failed; null when none failed")
+
+
 class RunFinished(_Model):
     """An invocation of `record` (or `--resume`) ended."""
 
@@ -164,8 +176,13 @@ class RunFinished(_Model):
     errored: int = _doc("of those, how many ended in an infrastructure fault (provider_error, tool_error, "
                         "timeout, interrupted)")
     aborted: str | None = _doc("why the run stopped early; null when it ran to the end")
-    serverRestarts: dict[str, int] = _doc("per design, how many times its MCP server was restarted after it "
-                                          "died or stalled", default_factory=dict)
+    serverRestarts: dict[str, int] = _doc("per design, how many times its MCP server was restarted (or, over "
+                                          "HTTP, reconnected to) after it died, stalled or dropped the connection",
+                                          default_factory=dict)
+    serverOutages: dict[str, list[ServerOutage]] = _doc(
+        "per design whose server went away during this invocation, each time it did: when, the tries to start "
+        "or reach it again that failed (with bounded exponential backoff), and when it was back; left out when "
+        "no server went away", default_factory=dict, exclude_if=lambda outages: not outages)
 
 
 class AbandonedRequest(_Model):
@@ -271,6 +288,11 @@ class ToolResultReceived(_Model):
         "cancelled before it was sent, no server running) and in runs recorded before wismo recorded it",
         default=None,
         exclude_if=lambda sent: sent is None)
+    cutFromBytes: int | None = _doc(
+        "the UTF-8 bytes the server returned, when they exceeded the tool-result limit (the manifest's "
+        "budgets.maxToolResultBytes): `text` then holds only the result's beginning and a marker saying so, the "
+        "model was not sent it, and the conversation ended as budget_exhausted (max_tool_result_bytes). Left out "
+        "for a result within the limit", default=None, exclude_if=lambda size: size is None)
 
 
 class ConversationFinished(_Model):
@@ -281,7 +303,8 @@ class ConversationFinished(_Model):
                           "interrupted (Ctrl-C, a signal, or the run stopping, while it was in flight), "
                           "provider_limit (the provider cut the response short: max tokens, context window) or "
                           "refused (the provider refused to answer)")
-    budgetHit: BudgetName | None = _doc("null, max_turns, max_tool_calls, deadline or request_timeout")
+    budgetHit: BudgetName | None = _doc("null, max_turns, max_tool_calls, deadline, request_timeout or "
+                                        "max_tool_result_bytes (a tool result above the limit: the design's doing)")
     error: str | None = _doc("what went wrong, for any status but answered")
     finalText: str | None = _doc("the model's final text, verbatim (for provider_limit and refused, the text "
                                  "of the response that was cut short)")

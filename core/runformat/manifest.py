@@ -106,6 +106,11 @@ class BudgetsInfo(_Model):
     maxOutputTokens: int | None = _doc("the output-token cap sent on every model request (--max-output-tokens), "
                                        "as the API names it; left out in runs recorded before the cap existed",
                                        default=None, exclude_if=lambda cap: cap is None)
+    maxToolResultBytes: int | None = _doc(
+        "the UTF-8 bytes one tool result may hold (--max-tool-result-bytes): a bigger one is kept in the trace "
+        "only as its beginning and a marker, never sent to the model, and ends its conversation as "
+        "budget_exhausted (max_tool_result_bytes); left out in runs recorded before the limit existed",
+        default=None, exclude_if=lambda limit: limit is None)
 
 
 class ToolDefinition(_Model):

@@ -27,13 +27,18 @@ class EventLines:
     malformed: list[tuple[int, str]] = field(default_factory=list)
     ends_with_newline: bool = True
     line_count: int = 0
+    # Lines another version of wismo wrote (a `v` this one does not read), by number: a writer must not mix in
+    other_versions: list[tuple[int, Any]] = field(default_factory=list)
 
 
 def read_event_lines(path: Path) -> EventLines:
     """Read a JSONL file of the run, keeping every malformed line's number and reason instead of dropping it."""
     if not path.exists():
         raise RunFormatError(f"{path}: no events file")
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:  # a folder or an unreadable file where the events belong
+        raise RunFormatError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     result = EventLines(ends_with_newline=data.endswith(b"\n") or not data)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
@@ -42,7 +47,7 @@ def read_event_lines(path: Path) -> EventLines:
     for number, raw in enumerate(lines, start=1):
         try:
             event = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
             result.malformed.append((number, f"not JSON: {exc}"))
             continue
         if not isinstance(event, dict) or "type" not in event:
@@ -50,6 +55,7 @@ def read_event_lines(path: Path) -> EventLines:
             continue
         if event.get("v") != SCHEMA_VERSION:
             result.malformed.append((number, f"schema version {event.get('v')!r}, this wismo reads {SCHEMA_VERSION}"))
+            result.other_versions.append((number, event.get("v")))
             continue
         result.events.append((number, event))
     return result

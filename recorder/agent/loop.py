@@ -46,6 +46,13 @@ from recorder.providers.text_calls import as_output_items, parse_text_calls
 # The usage block of a request that got no response: nothing was reported, nothing is guessed.
 NO_USAGE = Usage(inputTokens=None, outputTokens=None, cachedTokens=None, estimated=False)
 DEFAULT_MAX_OUTPUT_TOKENS = 4096
+# The bytes one tool result may hold. The largest any built-in design returns (focused, for an order of
+# 200 lines, the largest `dataset generate` makes) is 0.14 MB; a megabyte is some 250,000 tokens, past
+# most models' context windows, so a result above it is the design's doing and would only fill the trace
+# (and every later request) with it.
+DEFAULT_MAX_TOOL_RESULT_BYTES = 1_000_000
+# What the trace keeps of a result above the limit: its beginning, then a marker saying what was cut.
+KEPT_OF_CUT_RESULT_CHARS = 1_000
 
 
 @dataclass(frozen=True)
@@ -60,12 +67,16 @@ class Budgets:
     # small local model can generate until the request timeout and hold the server's only slot.
     # None only for runs recorded before the cap existed (a resume sends what the run sent).
     max_output_tokens: int | None = DEFAULT_MAX_OUTPUT_TOKENS
+    # A tool result above this many UTF-8 bytes is never sent to the model and ends its conversation as
+    # budget_exhausted (max_tool_result_bytes); the trace keeps its beginning. None: no limit (runs recorded
+    # before it existed: a resume applies what the run recorded).
+    max_tool_result_bytes: int | None = DEFAULT_MAX_TOOL_RESULT_BYTES
 
     def to_json(self) -> dict[str, Any]:
         """As stored in the manifest."""
         return {"maxTurns": self.max_turns, "maxToolCalls": self.max_tool_calls,
                 "requestTimeoutS": self.request_timeout_s, "conversationDeadlineS": self.conversation_deadline_s,
-                "maxOutputTokens": self.max_output_tokens}
+                "maxOutputTokens": self.max_output_tokens, "maxToolResultBytes": self.max_tool_result_bytes}
 
 
 @dataclass(frozen=True)
@@ -172,6 +183,13 @@ def _history_items(response: ModelResponse) -> list[dict[str, Any]]:
     return items
 
 
+def cut_result(text: str, size: int, limit: int) -> str:
+    """What the trace keeps of a result above the limit: its beginning and a marker naming what was cut."""
+    kept = text[:min(KEPT_OF_CUT_RESULT_CHARS, limit)]
+    return (f"{kept}\n…[wismo: cut here; the result held {size:,} bytes, above the tool-result limit of {limit:,} "
+            "(--max-tool-result-bytes), and was not sent to the model]")
+
+
 def _text(response: ModelResponse) -> str:
     return "".join(item.get("text", "") for item in response.output_items if item["type"] == "text")
 
@@ -192,6 +210,7 @@ class Conversation:
         self.tally = _Tally()
         self._tool_names = {t.name for t in tools}
         self._deadline: asyncio.Timeout | None = None
+        self._oversized: list[tuple[str, int]] = []  # (tool, bytes) of the results above the limit
 
     async def run(self) -> Outcome:
         """Run to a final answer or a budget; log everything; never raise for a model's or a provider's mistakes.
@@ -387,17 +406,29 @@ class Conversation:
                     "isError": r["isError"]} for r in ordered]
         if died:
             raise _Stop("tool_error", None, died[0]["text"])
+        if self._oversized:  # the design's doing: never sent on, and not a fault --resume would only repeat
+            name, size = self._oversized[0]
+            raise _Stop("budget_exhausted", "max_tool_result_bytes",
+                        f"the design's tool {name} returned {size:,} bytes, above the tool-result limit of "
+                        f"{self.budgets.max_tool_result_bytes:,} (--max-tool-result-bytes); the result was not sent "
+                        "to the model")
         return outputs
 
     async def _run_tool(self, turn: int, index: int, call: dict[str, Any], results: dict[int, dict[str, Any]]) -> None:
         started = time.perf_counter()
         text, is_error, kind, lookups, request = await self._call_tool(call)
+        size = len(text.encode("utf-8"))
+        limit = self.budgets.max_tool_result_bytes
+        cut_from = None
+        if limit is not None and size > limit:
+            cut_from, text = size, cut_result(text, size, limit)
+            self._oversized.append((call["name"], size))
         results[index] = {"callId": call["callId"], "text": text, "isError": is_error, "errorKind": kind}
         self.tally.add_lookups(lookups, is_error, from_server=kind in (None, "tool"))
         self.log.write(ToolResultReceived(
             turn=turn, callId=call["callId"], name=call["name"], text=text, isError=is_error, errorKind=kind,
             bytes=len(text.encode("utf-8")), latencyMs=round((time.perf_counter() - started) * 1000, 3),
-            lookups=lookups, mcp=request))
+            lookups=lookups, mcp=request, cutFromBytes=cut_from))
 
     async def _call_tool(self, call: dict[str, Any]) -> tuple[str, bool, ToolErrorKind | None, BackendLookups | None,
                                                               McpRequest | None]:
@@ -411,6 +442,9 @@ class Conversation:
         except json.JSONDecodeError as exc:
             return (f"the arguments are not valid JSON ({exc.msg}); send a JSON object", True, "invalid_arguments",
                     None, None)
+        except RecursionError:
+            return "the arguments are nested too deeply to read; send a flat JSON object", True, \
+                "invalid_arguments", None, None
         if not isinstance(arguments, dict):
             return "the arguments must be a JSON object", True, "invalid_arguments", None, None
         try:

@@ -58,7 +58,7 @@ class Gathered:
             return None
         try:
             parsed = json.loads(outcome.text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nested past any reader: kept as text
             self.results.append(outcome.text)
             return None
         self.results.append(parsed)

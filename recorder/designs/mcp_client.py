@@ -28,6 +28,7 @@ from core.domain.linking import ToolSpec
 from core.errors import WismoError
 from core.runformat.events import BackendLookups, McpRequest
 from core.runformat.redact import strip_url_secrets
+from core.runformat.write import now_iso
 from recorder.designs.mcp_requests import HttpSessions, noting_requests, sent_as, sent_tools_calls
 from recorder.servers.lookups import META_KEY
 
@@ -89,6 +90,27 @@ def reported_lookups(meta: dict[str, Any] | None) -> BackendLookups | None:
 
 
 START_TIMEOUT_S = 60.0  # seconds a server may take to start and list its tools
+# After a server that was up went away, it is started (or reconnected to) at once, then after each of
+# these waits while it will not come back: 7 tries over 31.5 s of waiting, each try bounded by the
+# start-up limit. A server back within that (an HTTP design restarted behind its URL) serves the
+# conversations that waited for it; one that is not is gone, and the run stops (`--resume` continues).
+RECONNECT_WAITS_S = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
+
+
+@dataclass
+class Outage:
+    """One time a server that was up went away: when, the tries that failed, and when (or whether) it was back."""
+
+    lost_at: str
+    failed_tries: int = 0
+    waits_s: list[float] = field(default_factory=list)
+    back_at: str | None = None
+    last_error: str | None = None  # why the last failed try failed
+
+    def to_json(self) -> dict[str, Any]:
+        """As run_finished.serverOutages lists it."""
+        return {"lostAt": self.lost_at, "backAt": self.back_at, "failedTries": self.failed_tries,
+                "waitsS": self.waits_s, "lastError": self.last_error}
 
 
 class NoTools(Exception):
@@ -188,7 +210,10 @@ class ToolServer:
         self.protocol_version: str | None = None
         self._sessions: HttpSessions | None = None
         self.calls = 0
-        self.restarts = 0
+        self.restarts = 0  # instances started after the first: restarts of a process, reconnections to a URL
+        self.outages: list[Outage] = []
+        # Set when the server went away and did not come back within RECONNECT_WAITS_S: the run stops.
+        self.gone: str | None = None
         self._instance = 0  # the number of the instance now running (or starting)
         self._client: Client | None = None
         self._ready = asyncio.Event()
@@ -217,6 +242,8 @@ class ToolServer:
 
     async def _wait_ready(self) -> None:
         await self._ready.wait()
+        if self.gone is not None:
+            raise ServerDied(self.gone)
         if self._start_error is not None:
             status = await self._http_status() if self.target.url else None
             raise WismoError(self._start_failure(status)) from None
@@ -273,11 +300,15 @@ class ToolServer:
             sessions = HttpSessions()
             sessions.hook(http)
             return noting_requests(streamable_http_client(self.target.url, http_client=http)), http, sessions
-        params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment())
+        # Bytes that are not UTF-8 arrive as U+FFFD: the message is read (the comparison names the field
+        # that differs, the trace shows what came), where strict decoding lost it and the call timed out.
+        params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=_child_environment(),
+                                       encoding_error_handler="replace")
         return noting_requests(stdio_client(params, errlog=errlog)), None, None
 
     async def _supervise(self, errlog: TextIO) -> None:
         while not self._stopping:
+            up = False
             try:
                 async with AsyncExitStack() as stack:
                     transport, http, sessions = self._transport(errlog)
@@ -298,22 +329,59 @@ class ToolServer:
                         self._restart.clear()  # a restart asked of an earlier instance is void
                     self._client = client
                     self.protocol_version, self._sessions = client.protocol_version, sessions
-                    self._instance += 1
-                    self._start_error = None
-                    self._ready.set()
+                    self._came_up()
+                    up = True
                     await self._restart.wait()
                     # From here the instance is being replaced: calls still on it fail as it is torn
                     # down, and their errors must not ask for another restart.
                     self._client = None
-            except Exception as exc:  # a server that cannot start is reported to whoever waits
-                self._start_error = exc
-                self._ready.set()
-                return
+            except Exception as exc:
+                if not up and not await self._try_again(exc):
+                    return
+                # An instance that was up may fail as it is torn down (a dropped HTTP connection does):
+                # it is being replaced either way.
             finally:
                 self._client = None
-            if not self._stopping:
-                self.restarts += 1
+            if up and not self._stopping:
+                self.outages.append(Outage(lost_at=now_iso()))
                 self._ready.clear()
+                self._restart.clear()  # set to replace the instance; from now on only closing the server sets it
+
+    def _came_up(self) -> None:
+        """A new instance serves: count a restart (or reconnection), close the outage, wake the callers."""
+        if self._instance > 0:
+            self.restarts += 1
+            if self.outages and self.outages[-1].back_at is None:
+                self.outages[-1].back_at = now_iso()
+        self._instance += 1
+        self._start_error = None
+        self._ready.set()
+
+    async def _try_again(self, error: Exception) -> bool:
+        """After a failed start: wait the next backoff and return True to try again, or report it and return False.
+
+        The first start is never retried (a design that does not start is one line before any
+        conversation); a server that was up is tried again RECONNECT_WAITS_S times, then it is gone.
+        """
+        outage = self.outages[-1] if self._instance > 0 and self.outages else None
+        if outage is not None:
+            outage.failed_tries += 1
+            outage.last_error = _root_cause(error)[:300]
+        if outage is None or outage.failed_tries > len(RECONNECT_WAITS_S) or self._stopping:
+            self._start_error = error
+            if outage is not None:
+                waited = sum(outage.waits_s)
+                tail = "" if self.target.url else self._stderr_tail()
+                self.gone = (f"design {self.label!r}: its MCP server ({self.target.describe()}) went away and did not "
+                             f"come back after {outage.failed_tries} tries over {waited:g} s: {outage.last_error}"
+                             + (f"; its stderr ends: {tail}" if tail else ""))
+            self._ready.set()
+            return False
+        wait = RECONNECT_WAITS_S[outage.failed_tries - 1]
+        outage.waits_s.append(wait)
+        with contextlib.suppress(TimeoutError):  # the run closing the server ends the wait
+            await asyncio.wait_for(self._restart.wait(), timeout=wait)
+        return not self._stopping
 
     def _check_tools(self, listed: list[dict[str, Any]]) -> None:
         """Hold every instance to the same tools: the first start (or a resume's) fails, a restart is never used."""

@@ -10,6 +10,11 @@ core.domain.evidence.FIELD_NEEDS which records they come from: a payment questio
 payment), skipping records the results hold already, until nothing new is linked; then it answers
 with the asked fields as the contract's rules derive them and a summary built from the evidence.
 Token counts are an offline o200k_base estimate over the request as the Responses API would receive it.
+
+It reads results tolerantly: a record seen twice is one record (core.domain.evidence merges them, so
+a grouping object with one extra key beside `orderId` cannot erase the order's items), and records
+the contract's rules cannot read (an order without its items) are answered as unreadable, not guessed at. A failure
+of the policy itself is a ProviderError naming it as wismo's bug, which ends that conversation only.
 """
 
 from __future__ import annotations
@@ -21,10 +26,18 @@ from typing import Any
 
 from core.domain.answer import asks_from_schema
 from core.domain.dataset import ID_PATTERNS, PAYMENT_MISSING
-from core.domain.evidence import Evidence, derive, kinds_needed
+from core.domain.evidence import Derived, Evidence, derive, kinds_needed
 from core.domain.fields import DEFAULT_ASKS
 from core.domain.linking import Link, id_fields, kind_of_parameter, next_links, tools_by_parameter
-from recorder.providers.base import ModelRequest, ModelResponse, ProviderBase, ProviderSettings, ProviderTraits, Usage
+from recorder.providers.base import (
+    ModelRequest,
+    ModelResponse,
+    ProviderBase,
+    ProviderError,
+    ProviderSettings,
+    ProviderTraits,
+    Usage,
+)
 from recorder.providers.responses_wire import responses_body
 from recorder.providers.summaries import compose_summary
 from recorder.providers.tokens import count_tokens, start_loading, vocabulary_ready
@@ -53,7 +66,11 @@ class ScriptedProvider(ProviderBase):
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Decide the next step from the history alone."""
         await vocabulary_ready()  # record waited already; this is for callers that did not
-        output = self.next_output(request)
+        try:
+            output = self.next_output(request)
+        except Exception as exc:  # wismo's own bug: this conversation ends, labelled as such, and no other
+            raise ProviderError("unexpected", f"the scripted policy failed ({type(exc).__name__}: {exc}): a bug in "
+                                "wismo's offline policy, not a fault of the design or of a provider") from exc
         body = json.dumps(responses_body(request, self.model), ensure_ascii=False)
         generated = "".join(item.get("text") or (item["name"] + item["arguments"]) for item in output)
         usage = Usage(input_tokens=count_tokens(body), output_tokens=count_tokens(generated), cached_tokens=None,
@@ -81,7 +98,7 @@ class ScriptedProvider(ProviderBase):
                 parameter, value = arguments[0]
                 evidence.add_result(parameter, value, output["output"], output.get("isError", False))
             if not output.get("isError"):
-                with contextlib.suppress(json.JSONDecodeError):
+                with contextlib.suppress(json.JSONDecodeError, RecursionError):  # nested past any reader
                     results.append(json.loads(output["output"]))
         needed = kinds_needed(_asks(request))
         links = [link for link in next_links(request.tools, results, made)
@@ -104,10 +121,25 @@ class ScriptedProvider(ProviderBase):
         question = next(item["content"] for item in request.history if item["type"] == "message")
         match = _ORDER_ID.search(question)
         order_id = match.group(0) if match else ""
-        derived = derive(evidence, order_id)
         asks = _asks(request)
-        answer = {**derived.as_dict(asks), "customerSummary": compose_summary(evidence, order_id, derived, asks)}
+        try:
+            derived = derive(evidence, order_id)
+            answer = {**derived.as_dict(asks), "customerSummary": compose_summary(evidence, order_id, derived, asks)}
+        except UNREADABLE as exc:  # records the rules cannot read: say so, as a careful model would
+            answer = _unreadable_answer(order_id, asks, exc)
         return _text(json.dumps(answer, ensure_ascii=False))
+
+
+# What reading records of an unexpected shape raises (a missing key, a number where a list belongs).
+UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+def _unreadable_answer(order_id: str, asks: tuple[str, ...], error: BaseException) -> dict[str, Any]:
+    """The answer when the order's records are there but the contract's rules cannot read them."""
+    nothing = Derived([], [], [], None, [f"order:{order_id}"], PAYMENT_MISSING)
+    why = f"{type(error).__name__}: {error}"[:120]
+    return {**nothing.as_dict(asks), "customerSummary": f"I found order {order_id}, but I couldn't read its records "
+            f"({why}), so I can't tell you where it is or what was charged."}
 
 
 def _worth_following(link: Link, evidence: Evidence, needed: tuple[str, ...]) -> bool:

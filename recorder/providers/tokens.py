@@ -63,6 +63,15 @@ def _encoding() -> Any:
     return start_loading().result()
 
 
+# bpe-openai refuses one input of more than 200,000 tokens (TokenLimitError) or of several megabytes
+# ("Input too long to encode safely"); a request carrying a large tool result can hold that many.
+# Longer text is counted in pieces of this many characters: a token split at a piece's edge may count
+# twice, so a long text's estimate can be a few tokens high; text up to one piece counts exactly.
+COUNTED_PIECE_CHARS = 100_000
+
+
 def count_tokens(text: str) -> int:
     """The number of o200k_base tokens in text (waits for the vocabulary the first time)."""
-    return len(_encoding().encode(text))
+    encoding = _encoding()
+    return sum(len(encoding.encode(text[start:start + COUNTED_PIECE_CHARS]))
+               for start in range(0, len(text), COUNTED_PIECE_CHARS))

@@ -27,7 +27,7 @@ from core.domain.dataset import Dataset, load_dataset
 from core.domain.fields import DEFAULT_ASKS
 from core.errors import WismoError
 from core.runformat import COMPARISON_FILE, EVENTS_FILE, LOGS_DIR, MANIFEST_FILE
-from core.runformat.events import FAULT_STATUSES, RunFinished, RunStarted
+from core.runformat.events import FAULT_STATUSES, RunFinished, RunStarted, ServerOutage
 from core.runformat.lock import run_lock
 from core.runformat.manifest import Manifest
 from core.runformat.redact import Redactor
@@ -188,7 +188,7 @@ class _Runner:
         self.interrupted = False
         self.write_error: RunWriteError | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self.watch = FaultWatch.for_provider(provider)
+        self.watch = FaultWatch.for_provider(provider, api_key_env=manifest.apiKeyEnv)
         # Only a provider that may talk to a server on this machine leaves it working on a request given up on.
         self.abandoned = AbandonedRequests(provider.base_url if provider.traits.local_server else None)
 
@@ -254,9 +254,10 @@ class _Runner:
             self.outcomes.append((plan, outcome))
             self.progress.finished(plan, outcome)
             self.abandoned.observe(plan, attempt, outcome)
-            # A fatal error (401/403), a fault that would only repeat, or a server that came back with
-            # other tools (its conversations end as tool errors, never as answers) stops the run.
-            stop = server.changed or self.watch.observe(outcome)
+            # A fatal error (401/403), a fault that would only repeat, a server that came back with other
+            # tools (its conversations end as tool errors, never as answers) or one that did not come back
+            # within its reconnection backoff stops the run.
+            stop = server.changed or server.gone or self.watch.observe(outcome)
             if stop is not None:
                 self.abort(stop)
 
@@ -436,8 +437,11 @@ def finish_run(writer: EventWriter, run_dir: Path, manifest: Manifest, runner: _
     errored = sum(o.status in ERROR_STATUSES for _, o in runner.outcomes)
     aborted = runner.aborted or ("interrupted (Ctrl-C or a signal)" if runner.interrupted else None)
     try:
+        outages = {d: [ServerOutage.model_validate(o.to_json()) for o in s.outages]
+                   for d, s in runner.servers.items() if s.outages}
         writer.write(RunFinished(conversations=len(runner.outcomes), errored=errored, aborted=aborted,
-                                 serverRestarts={d: s.restarts for d, s in runner.servers.items()}))
+                                 serverRestarts={d: s.restarts for d, s in runner.servers.items()},
+                                 serverOutages=outages))
         writer.close()
         finished = with_changes(manifest, {**runner.provider.request_shape(), "finishedAt": now_iso()})
         write_manifest(run_dir, finished, redactor)

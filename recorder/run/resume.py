@@ -10,7 +10,7 @@ from core import __version__
 from core.domain.dataset import Dataset, load_dataset
 from core.domain.fields import DEFAULT_ASKS
 from core.errors import WismoError
-from core.runformat import EVENTS_FILE
+from core.runformat import EVENTS_FILE, SCHEMA_VERSION
 from core.runformat.events import AttemptSuperseded, RunResumed
 from core.runformat.lock import run_lock
 from core.runformat.manifest import Manifest, ResumeEntry
@@ -104,6 +104,12 @@ async def resume(run_dir: Path, *, concurrency: int | None = None, command_line:
         base_url = _resume_base_url(manifest, base_url)
         events_path = run_dir / EVENTS_FILE
         lines = read_event_lines(events_path) if events_path.exists() else None
+        if lines is not None and lines.other_versions:
+            # Another wismo's lines would be unreadable here, so their conversations would run again and
+            # two versions would share one file: refused before anything is written.
+            number, version = lines.other_versions[0]
+            raise WismoError(f"cannot resume {run_dir}: {EVENTS_FILE} line {number} has schema version {version!r} "
+                             f"(this wismo writes {SCHEMA_VERSION}); resume it with the wismo that recorded it")
         plans = _plans_from_manifest(manifest)
         todo = plan_resume(lines.events if lines else [], [p.conversation_id for p in plans], keep_errors=keep_errors)
         if not todo.rerun and not todo.supersede and lines is not None and lines.ends_with_newline:
@@ -174,7 +180,7 @@ async def _resume_in(run_dir: Path, manifest: Manifest, dataset: Dataset, plans:
         write_manifest(run_dir, manifest, redactor)
         limits = manifest.budgets
         budgets = Budgets(limits.maxTurns, limits.maxToolCalls, limits.requestTimeoutS, limits.conversationDeadlineS,
-                          limits.maxOutputTokens)
+                          limits.maxOutputTokens, limits.maxToolResultBytes)
         progress.start(len(plans), skipped)
         runner = _Runner(provider, servers, manifest, writer, budgets, concurrency or manifest.concurrency,
                          progress, redactor)

@@ -48,7 +48,8 @@ def test_record_writes_a_complete_run_folder_and_no_secret(tmp_path):
     assert manifest["toolsListed"]["focused"][0]["annotations"]["readOnlyHint"] is True
     assert "takes precedence over an older order status" in manifest["instructions"]
     assert manifest["budgets"] == {"maxTurns": 8, "maxToolCalls": 20, "requestTimeoutS": 120.0,
-                                   "conversationDeadlineS": 600.0, "maxOutputTokens": 4096}
+                                   "conversationDeadlineS": 600.0, "maxOutputTokens": 4096,
+                                   "maxToolResultBytes": 1_000_000}
     assert json.loads((run / "deterministic-comparison.json").read_text())["passed"] is True
     # The pair's first design alternates.
     firsts = [p["design"] for p in manifest["plan"] if p["pairPosition"] == 1]

@@ -16,7 +16,7 @@ import click
 from click.core import ParameterSource
 
 from core.errors import WismoError
-from recorder.agent.loop import DEFAULT_MAX_OUTPUT_TOKENS, Budgets, Outcome
+from recorder.agent.loop import DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOOL_RESULT_BYTES, Budgets, Outcome
 from recorder.designs.choose import parse_header, parse_server
 from recorder.providers import REGISTRY, honoured_by
 from recorder.providers.base import RequestOption
@@ -74,10 +74,11 @@ def print_outcome_table(result: RunResult) -> None:
         outcomes = by_design[design]
         if called_no_tool([o.tool_calls for o in outcomes], Counter(o.status for o in outcomes)):
             click.echo(f"warning: {no_tool_call_warning(design)}")
-        stopped = sum(o.status == "budget_exhausted" for o in outcomes)
-        if stopped:  # a budget stop is the run's limit, not a wrong answer: say so
-            click.echo(f"{design}: {stopped} of {len(outcomes)} conversation(s) stopped by a budget "
-                       f"(status budget_exhausted; see --max-turns and --max-tool-calls), not by a wrong answer")
+        stopped = Counter(o.budget_hit or "?" for o in outcomes if o.status == "budget_exhausted")
+        if stopped:  # a budget stop is the run's limit, not a wrong answer: say so, naming the option
+            which = "; ".join(f"{count} by {BUDGET_OPTIONS.get(hit, hit)}" for hit, count in sorted(stopped.items()))
+            click.echo(f"{design}: {stopped.total()} of {len(outcomes)} conversation(s) stopped by a budget "
+                       f"(status budget_exhausted: {which}), not by a wrong answer")
     if result.after_abandoned:
         click.echo(f"note: {result.after_abandoned} conversation(s) began just after a request was abandoned at a "
                    f"timeout; a single-slot local server may still have been busy with it, so their time can "
@@ -85,6 +86,12 @@ def print_outcome_table(result: RunResult) -> None:
     if result.skipped:
         click.echo(f"({result.skipped} conversations were already complete and were skipped)")
     click.echo(f"\nrun folder: {result.run_dir}")
+
+
+# The option that sets each budget, as a budget stop names it.
+BUDGET_OPTIONS = {"max_turns": "--max-turns", "max_tool_calls": "--max-tool-calls", "deadline": "--deadline",
+                  "request_timeout": "--request-timeout",
+                  "max_tool_result_bytes": "--max-tool-result-bytes, a tool result above it: the design's doing"}
 
 
 def check_claims(run_dir: Path) -> None:
@@ -175,6 +182,10 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
               show_default=True,
               help="Output-token cap on every model request (max_tokens, max_output_tokens as each API names it); "
                    "a reply cut by it is recorded as provider_limit, not as the model's answer.")
+@click.option("--max-tool-result-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_TOOL_RESULT_BYTES,
+              show_default=True,
+              help="UTF-8 bytes one tool result may hold; a bigger one is the design's doing: never sent to the model, "
+                   "kept in the trace only as its beginning, and its conversation ends as budget_exhausted.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
               show_default=True, help="Folder the run folder is created in.")
 @click.option("--run-id", default=None, help="Name of the run folder (default: time, provider and model).")
@@ -209,7 +220,8 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                    api_key_env: str | None, servers: tuple[str, ...], headers: tuple[str, ...],
                    designs: str | None, baseline: str | None, repetitions: int, case_ids: str | None,
                    dataset_dir: Path | None, concurrency: int, max_turns: int, max_tool_calls: int,
-                   request_timeout: float, deadline: float, max_output_tokens: int, out_dir: Path, run_id: str | None,
+                   request_timeout: float, deadline: float, max_output_tokens: int, max_tool_result_bytes: int,
+                   out_dir: Path, run_id: str | None,
                    structured_output: str, tool_choice: str, reasoning_effort: str | None, prompt_cache: bool,
                    strict_tools: bool, text_tool_calls: bool, instructions_file: Path | None,
                    resume_dir: Path | None, keep_errors: bool) -> None:
@@ -267,7 +279,8 @@ def record_command(ctx: click.Context, provider: str, model: str | None, base_ur
                 headers=tuple(parse_header(h) for h in headers), baseline=baseline,
                 repetitions=repetitions, case_ids=_csv(case_ids),
                 dataset_dir=dataset_dir, concurrency=concurrency,
-                budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline, max_output_tokens),
+                budgets=Budgets(max_turns, max_tool_calls, request_timeout, deadline, max_output_tokens,
+                                max_tool_result_bytes),
                 out_dir=out_dir, run_id=run_id, command_line=default_command_line(),
                 structured_output=structured_output, tool_choice=tool_choice,
                 reasoning_effort=reasoning_effort, prompt_cache=prompt_cache, strict_tools=strict_tools,

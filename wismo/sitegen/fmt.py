@@ -81,7 +81,7 @@ def pretty_json(text: str | None) -> str:
         return ""
     try:
         value = json.loads(text)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # not JSON, or nested past any reader: verbatim
         return text
     if not isinstance(value, dict | list):
         return text
@@ -92,7 +92,7 @@ def compact_json(text: str) -> str:
     """Arguments on one line, for the turn diagram."""
     try:
         return json.dumps(json.loads(text), ensure_ascii=False, separators=(", ", ": "))
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return text
 
 

@@ -9,6 +9,11 @@ that is not a JSON object with a list of files (empty, `{}`, text from an old bu
 is not known to be wismo's, so it is refused, never removed wholesale; and a listed name is deleted
 only when it stays inside the folder (no `..`, no absolute path, no symlink on the way) and is a kind
 of file a build writes (pages, styles, scripts). Any other name refuses the whole build, naming it.
+
+A build marks the folder as being built before it writes a page (`"building": true`), so a build
+killed half-way (kill -9, a power cut) leaves a folder the next build recognises as its own: the site
+files in it are deleted as if listed. That gives a planted marker no more power than listing every
+site file by name already gives it; any other file still refuses the build.
 """
 
 from __future__ import annotations
@@ -68,6 +73,9 @@ def _listed(out_dir: Path, out: Path) -> set[str]:
         raise SiteError(f"{out_dir / MARKER} is not a marker wismo wrote ({type(error).__name__}); nothing was "
                         "deleted: choose another --out or empty the folder yourself") from None
     files = data.get("files") if isinstance(data, dict) else None
+    if isinstance(data, dict) and data.get("building") is True and files == []:
+        # A build that never finished: the site files it left (checked like listed names) are its own.
+        return {name for name in _files(out) if _unsafe(out, name) is None}
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         raise SiteError(f"{out_dir / MARKER} holds no list of the files a build wrote; nothing was deleted: "
                         "choose another --out or empty the folder yourself")
@@ -116,6 +124,7 @@ def prepare_output(out_dir: Path, source: Path) -> None:
             if not any(folder.iterdir()):
                 folder.rmdir()
     out.mkdir(parents=True, exist_ok=True)
+    _write_marker(out, [], building=True)
 
 
 def record_output(out_dir: Path) -> None:
@@ -125,9 +134,14 @@ def record_output(out_dir: Path) -> None:
     marker, so a marker is always whole: a crash leaves the old list or the new one.
     """
     out = Path(out_dir)
-    written = sorted(name for name in _files(out) if _unsafe(out, name) is None)
-    data = {"builtBy": "wismo build-site", "note": "the next build deletes these files and nothing else",
-            "files": written}
+    _write_marker(out, sorted(name for name in _files(out) if _unsafe(out, name) is None), building=False)
+
+
+def _write_marker(out: Path, files: list[str], *, building: bool) -> None:
+    """Write the marker whole (a fresh temporary file renamed over it): the files written, or a build under way."""
+    note = ("a build is writing this folder; one that never finished leaves its site files to the next build"
+            if building else "the next build deletes these files and nothing else")
+    data = {"builtBy": "wismo build-site", "note": note, "building": building, "files": files}
     handle, temporary = tempfile.mkstemp(dir=out, prefix=MARKER_TEMPORARY_PREFIX)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:

@@ -19,6 +19,7 @@ BUDGET_WORDS: dict[str, Callable[[object], str]] = {
     "requestTimeoutS": lambda v: f"request timeout {_number(v)} s",
     "conversationDeadlineS": lambda v: f"deadline {_number(v)} s",
     "maxOutputTokens": lambda v: f"max {v} output tokens per reply",
+    "maxToolResultBytes": lambda v: f"tool results up to {_number(v)} bytes",
 }
 
 
