@@ -32,17 +32,19 @@ def test_the_overview_has_a_column_per_design_and_a_difference_per_other_design(
     [run] = page.valid_runs
     table = run.headline
     assert table.designs == THREE and table.baseline == "granular"
-    # Per other design one column: its paired difference with the interval, its pairs, its savings.
+    # Per other design one column: its paired difference with the interval, its pairs, the changes of the
+    # medians, all in one sign convention (other − baseline; below zero the other used less; issue 25).
     assert table.compact and table.comparison_headers == [
-        "focused − granular where both answered correctly: median per pair [95 % CI] · pairs · saving on the "
-        "medians; saving over all conversations",
-        "middle − granular where both answered correctly: median per pair [95 % CI] · pairs · saving on the "
-        "medians; saving over all conversations"]
+        "focused − granular where both answered correctly: median per pair [95 % CI] · pairs · change of the "
+        "medians; change over all conversations",
+        "middle − granular where both answered correctly: median per pair [95 % CI] · pairs · change of the "
+        "medians; change over all conversations"]
     assert table.column_count == 1 + 3 + 2
     total = next(row for row in table.rows if row.label == "Total tokens")
     assert len(total.cells) == 3 and len(total.comparisons) == 2
     for cell in total.comparisons:
-        assert re.fullmatch(r"−[\d,]+ \[−[\d,]+, −[\d,]+\]\n19 pairs · saving [\d.]+ %\nover all [\d.]+ %", cell), cell
+        assert re.fullmatch(r"−[\d,]+ \[−[\d,]+, −[\d,]+\]\n19 pairs · medians −[\d.]+ %\n"
+                            r"all conversations −[\d.]+ %", cell), cell
     passes = [row for row in table.rows if row.label.startswith("pass^")]
     assert [row.label for row in passes] == ["pass^1", "pass^2", "pass^3"] and all(len(r.cells) == 3 for r in passes)
     assert "focused and granular: 19 of 21; middle and granular: 19 of 21 pairs" in table.interval_note
@@ -129,18 +131,18 @@ def test_the_deterministic_comparison_covers_every_design_with_the_records_read(
     assert run.deterministic_designs == THREE and run.deterministic_lookups
     first = run.deterministic[0]
     assert first.bytes == ["1,845", "1,909", "1,947"] and first.interactions == ["6", "1", "2"]
-    assert first.lookups == ["6", "6", "6"]
+    assert first.lookups == ["6 records read"] * 3
     assert run.deterministic_status == "All 3 designs returned the same evidence for all 7 orders."
     page = text((build(factories.three_design_site()) / "index.html").read_text())
     assert "every order retrieved through all 3 designs' MCP servers" in page
-    assert "records read, middle" in page
+    assert "and the backend records its server read" in page and "6 records read" in page
 
 
 def test_the_charts_draw_a_series_per_design_each_in_its_own_colour(build):
     out = build(factories.three_design_site())
     page = (out / "index.html").read_text()
     charts = re.findall(r'data-chart="([^"]+)"(.*?)</svg>', page, re.S)
-    assert len(charts) == 3
+    assert len(charts) == 6  # three charts, each drawn for a desktop and for a phone
     for chart_id, svg in charts:
         fills = {f.upper() for f in re.findall(r'fill="(#[0-9a-fA-F]{6})"', svg)}
         assert set(PALETTE[:3]) <= fills, chart_id

@@ -51,13 +51,15 @@ def test_headline_table_formats_the_summary_figures():
     assert rows["Tool calls"].cells == ["4 (3–6)", "1"]
     summary = factories.offline_site()["summaries"][0]
     tokens = next(c for c in summary.comparisons if c.metric == "totalTokens")
-    assert rows["Total tokens"].comparisons[0] == f"{tokens.saving_pct:.1f} %"
-    # The saving and the paired difference are over the 19 pairs where both designs answered correctly.
-    assert rows["Total tokens"].comparisons[1].endswith("· 19 pairs")
-    assert "[" in rows["Total tokens"].comparisons[1]
-    assert rows["Total tokens"].comparisons[2] == f"{tokens.all_saving_pct:.1f} %"
+    # One sign convention (issue 25): focused − granular, below zero fewer, with a true minus sign. The paired
+    # difference and the change of the medians are over the 19 pairs where both designs answered correctly.
+    assert rows["Total tokens"].comparisons[0].endswith("· 19 pairs")
+    assert rows["Total tokens"].comparisons[0].startswith("−") and "[" in rows["Total tokens"].comparisons[0]
+    assert rows["Total tokens"].comparisons[1] == f"−{tokens.saving_pct:.1f} %"
+    assert rows["Total tokens"].comparisons[2] == f"−{tokens.all_saving_pct:.1f} %"
     assert "where both answered correctly" in table.comparison_headers[0]
     assert "all conversations" in table.comparison_headers[2]
+    assert not any(cell.startswith("-") for row in table.rows for cell in row.comparisons)
     assert [r.label for r in table.rows if r.label.startswith("pass^")] == ["pass^1", "pass^2", "pass^3"]
     assert "bootstrap" in table.interval_note and "seed 20261130" in table.interval_note
 
@@ -291,7 +293,7 @@ def test_headline_shows_uncached_input_and_reasoning_rows_with_their_savings():
     assert labels[labels.index("Input tokens") + 1] == "Uncached input tokens"
     assert labels[labels.index("Output tokens") + 1] == "Reasoning tokens (of output)"
     uncached = next(row for row in table.rows if row.label == "Uncached input tokens")
-    assert all(cell != "–" for cell in uncached.cells) and uncached.comparisons[0].endswith("%")
+    assert all(cell != "–" for cell in uncached.cells) and uncached.comparisons[1].endswith("%")
 
 
 def test_an_encrypted_reasoning_item_is_shown_by_its_size_and_summary():

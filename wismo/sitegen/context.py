@@ -141,6 +141,10 @@ class SiteData:
             data.by_case.update(groups)
         return data
 
+    def run_info(self, run_id: str) -> RunInfo:
+        """The manifest of a run on the site, valid or not."""
+        return next(v.run for v in self.validations if v.run.run_id == run_id)
+
     def designs(self) -> list[str]:
         """Every design of the valid runs, in the order they first appear: what the charts' colours follow."""
         return list(dict.fromkeys(d for run_id in self.valid_ids for d in self.summaries[run_id].run.designs))

@@ -16,6 +16,7 @@ from core.domain.fields import BACKENDS
 from wismo.sitegen import fmt
 from wismo.sitegen.cases import ending_text, field_cells
 from wismo.sitegen.context import SiteData, case_url, conversation_url, names_baseline, slug
+from wismo.sitegen.lookups import missing_reason
 from wismo.sitegen.marks import summary_pieces
 from wismo.sitegen.pages import (
     ConversationPage,
@@ -374,4 +375,6 @@ def conversation_page(data: SiteData, card: RunCard, detail: ConversationDetail,
         transcript=transcript(detail.turn_details, calls),
         verdict=data.verdict(run_id, detail.conversation_id), others=others,
         reviews=review_notes(data, [detail]), final_text_turn=final_text_turn(detail),
-        error_text=ending_text(detail))
+        error_text=ending_text(detail),
+        lookups_note="" if detail.backend_lookups is not None else
+        f"Backend lookups not recorded: {missing_reason(data.run_info(run_id), detail.design)}.")

@@ -11,6 +11,12 @@ from markupsafe import Markup
 from analysis.model import Stat
 
 DASH = "–"
+MINUS = "\u2212"  # the one minus sign the site prints (a hyphen is not a minus to a reader or a screen reader)
+
+
+def minus(text: str) -> str:
+    """A formatted number with its leading hyphen-minus replaced by the true minus sign."""
+    return MINUS + text[1:] if text.startswith("-") else text
 VERDICT_LABELS = {"justified": "justified", "not_justified": "not justified", "unsure": "unsure"}
 
 
@@ -19,14 +25,16 @@ def count(value: float | None) -> str:
     if value is None:
         return DASH
     if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.1f}"
+        return minus(f"{int(value):,}")
+    return minus(f"{value:,.1f}")
 
 
 def ms(value: float | None) -> str:
     """Milliseconds as people read them: `8.4 ms`, `412 ms`, `2.35 s`."""
     if value is None:
         return DASH
+    if value < 0:
+        return MINUS + ms(-value)
     if value < 10:
         return f"{value:.1f} ms"
     if value < 1000:
@@ -49,7 +57,15 @@ def signed_metric(name: str, value: float | None) -> str:
 
 def pct(value: float | None, decimals: int = 1) -> str:
     """A percentage of 100: `52.3 %`."""
-    return DASH if value is None else f"{value:.{decimals}f} %"
+    return DASH if value is None else minus(f"{value:.{decimals}f} %")
+
+
+def signed_pct(value: float | None, decimals: int = 1) -> str:
+    """A change in percent with an explicit sign: `−49.8 %`, `+5.0 %`, `±0.0 %`."""
+    if value is None:
+        return DASH
+    text = f"{abs(value):.{decimals}f} %"
+    return ("+" if value > 0 else MINUS if value < 0 else "±") + text if text != f"{0:.{decimals}f} %" else "±" + text
 
 
 def share(value: float | None) -> str:

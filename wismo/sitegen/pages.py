@@ -100,6 +100,7 @@ class Chart:
     title: str
     alt_text: str
     svg: Markup
+    svg_narrow: Markup | None = None  # the same chart drawn for a phone (one panel per row, narrow plots)
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,8 @@ class HeadlineTable:
     column_count: int  # label + designs + comparisons, for section rows that span the table
     baseline: str = ""  # the design the others are compared with, marked where a run must say it (names_baseline)
     compact: bool = False  # one cell per comparison, its figures a line each (several other designs)
+    footnotes: list[str] = field(default_factory=list)  # † a paired difference and a change pointing different ways
+    comparison_labels: list[str] = field(default_factory=list)  # short heads, beside each cell on a phone
 
 
 @dataclass(frozen=True)
@@ -271,6 +274,39 @@ class Recommendation:
     kinds: list[KindVerdict]  # per question kind, from the crossover view (empty when it has one kind)
     money: str  # money in USD where priced, else "unknown" and why
     time: str  # elapsed time, with what it measures for the scripted policy
+    exceptions: list[str] = field(default_factory=list)  # where another design is the pick, by kind and size
+
+
+@dataclass(frozen=True)
+class RequestBar:
+    """One model request: widths on the shared 0–1000 scale, and the figures in words."""
+
+    turn: int
+    carried_width: int
+    new_width: int
+    output_x: int
+    output_width: int
+    words: str  # "request 3: 1,579 carried + 661 new input, 130 output"
+
+
+@dataclass(frozen=True)
+class TypicalDesign:
+    """One design's conversation of the typical case."""
+
+    design: str
+    url: str  # its conversation page, relative to the site root
+    summary: str  # "3 requests · 3 tool calls · 5,369 tokens (1,579 of them re-sent)"
+    bars: list[RequestBar]
+
+
+@dataclass(frozen=True)
+class TypicalCase:
+    """The case drawn under the verdict, with each design's requests."""
+
+    case_id: str
+    repetition: int
+    url: str  # the case page, relative to the site root
+    designs: list[TypicalDesign]
 
 
 @dataclass(frozen=True)
@@ -288,6 +324,7 @@ class AnswerRun:
     baseline: str = ""  # which design the others are compared with, where a run must say it (names_baseline)
     nothing_to_compare: str = ""  # a run of one design says so instead of any difference
     recommendation: Recommendation | None = None  # the verdict: which design to pick and why
+    typical: TypicalCase | None = None  # one typical case's requests per design, drawn under the verdict
 
 
 @dataclass(frozen=True)
@@ -558,6 +595,7 @@ class ConversationPage:
     reviews: list[ReviewNote] = field(default_factory=list)  # the imported review of its summary, if any
     final_text_turn: int = 0  # the model request whose output prints final_text in full (0: printed apart)
     error_text: str = ""  # `error` in words: for an invalid answer, why the final text could not be read
+    lookups_note: str = ""  # why the backend lookups are not recorded ("" when they are)
 
 
 @dataclass(frozen=True)
