@@ -129,11 +129,13 @@ def test_every_link_of_the_answer_block_lands_on_the_page(build, site):
     assert set(page.links) <= page.ids, set(page.links) - page.ids
 
 
-def test_the_answer_comes_before_the_runs_and_a_failed_run_is_named_in_it(build):
+def test_the_answer_comes_before_the_results_then_the_reference_and_a_failed_run_is_named_in_it(build):
     html = (build(factories.with_failing_run(factories.two_run_site())) / "index.html").read_text(encoding="utf-8")
     answer = html.index('id="answer"')
-    assert answer < html.index('id="runs"') < html.index('id="run-sample-offline"')
-    block = html[answer:html.index('id="runs"')]
+    # The answer, then the results, then the reference material (run cards, tools, instructions) (issue 25).
+    assert answer < html.index('id="cases"') < html.index('id="run-sample-offline"') < html.index('id="reference"')
+    assert html.index('id="reference"') < html.index('id="runs"') < html.index('id="designs"')
+    block = html[answer:html.index('id="cases"')]
     assert re.search(r"broken-run.*not presented.*failed validation \(claimed_counters_match_traces\)", block, re.S)
     assert block.count('class="answer-run"') == 2 and block.count('class="answer-run failed"') == 1
 

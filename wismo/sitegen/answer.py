@@ -21,6 +21,7 @@ from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, names_baseline, review_counts
 from wismo.sitegen.pages import AnswerRun, AnswerWarning, RunCard
 from wismo.sitegen.recommendation import recommend
+from wismo.sitegen.typical import typical_case
 
 
 def run_section(card: RunCard) -> str:
@@ -152,5 +153,6 @@ def build_answers(data: SiteData, crossover: Mapping[str, CrossoverView] | None 
             nothing_to_compare=(f"Nothing to compare: this run recorded one design ({info.designs[0]})."
                                 if len(info.designs) == 1 else ""),
             recommendation=recommend(summary, data.details[run_id], (crossover or {}).get(run_id),
-                                     (money or {}).get(run_id))))
+                                     (money or {}).get(run_id)),
+            typical=typical_case(info, data.details[run_id])))
     return answers
