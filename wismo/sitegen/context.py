@@ -38,6 +38,11 @@ def conversation_url(run_id: str, conversation_id: str) -> str:
     return f"conversations/{slug(run_id)}/{slug(conversation_id)}.html"
 
 
+def compare_anchor(run_slug: str, repetition: int) -> str:
+    """The id of one repetition's side-by-side view of the designs on a case page."""
+    return f"compare-{run_slug}-r{repetition}"
+
+
 def check_url(run_id: str) -> str:
     """The run's section of the check report."""
     return f"checks.html#run-{slug(run_id)}"

@@ -461,11 +461,35 @@ class CaseColumn:
 
 
 @dataclass(frozen=True)
+class CompareConversation:
+    """One design's conversation in a side-by-side view: its outcome, figures, summary and timeline."""
+
+    design: str
+    url: str
+    passed: bool
+    figures: str  # "3 requests · 5 tool calls · 5,369 tokens · 86 ms"
+    pieces: list[Piece]
+    no_summary_reason: str
+    timeline: Timeline | None
+
+
+@dataclass(frozen=True)
+class CompareRepetition:
+    """One repetition of a case, every design's conversation side by side."""
+
+    repetition: int
+    anchor: str
+    conversations: list[CompareConversation]
+    outcome: str  # "both passed", "only focused passed", …
+
+
+@dataclass(frozen=True)
 class CaseRun:
     """One run's designs on a case page, side by side."""
 
     card: RunCard
     columns: list[CaseColumn]
+    compare: list[CompareRepetition] = field(default_factory=list)  # empty for a run of one design
 
 
 @dataclass(frozen=True)
@@ -537,6 +561,30 @@ class TurnBar:
 
 
 @dataclass(frozen=True)
+class TimelineRow:
+    """One model request or tool call on a conversation's time axis; x and width are shares of the span (0–1000)."""
+
+    kind: str  # "request" or "call"
+    label: str  # "Model request 2" or "get_payment"
+    detail: str  # "1,352 carried + 227 new input, 56 output" or the call's arguments
+    x: int
+    width: int
+    time: str  # "36 ms, from 26 ms to 62 ms"
+    overlapped: bool = False  # a tool call that ran while another of the same request was running
+    anchor: str = ""  # where the page shows it in full
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A conversation's model requests and tool calls on one time axis, from the trace lines' timestamps."""
+
+    rows: list[TimelineRow]
+    ticks: list[str]  # the axis labels at 0, ¼, ½, ¾ and the whole span
+    overlap: str  # the calls that ran at once, in words ("" when none did)
+    missing: str = ""  # what could not be placed (a timestamp missing or unreadable), "" when everything was
+
+
+@dataclass(frozen=True)
 class TranscriptItem:
     """One history or output item: a message, a tool call with its result, a tool result, or text.
 
@@ -596,6 +644,8 @@ class ConversationPage:
     final_text_turn: int = 0  # the model request whose output prints final_text in full (0: printed apart)
     error_text: str = ""  # `error` in words: for an invalid answer, why the final text could not be read
     lookups_note: str = ""  # why the backend lookups are not recorded ("" when they are)
+    timeline: Timeline | None = None  # None when no request has a readable timestamp
+    compare_url: str = ""  # the case page's side-by-side view of this repetition ("" for a run of one design)
 
 
 @dataclass(frozen=True)
