@@ -38,7 +38,8 @@ def test_the_answer_holds_pass_rates_and_the_difference_on_both_correct_pairs_wi
 
 def test_failures_are_counted_per_design_with_what_they_were():
     texts = [w.text for w in answer_of(factories.offline_site()).warnings]
-    assert "2 conversations failed: granular 1 (1 wrong answer), focused 1 (1 invalid_answer)." in texts
+    # Statuses in plain words (issue 25), the count agreeing with its noun.
+    assert "2 conversations failed: granular 1 (1 wrong answer), focused 1 (1 answer in the wrong format)." in texts
 
 
 def test_a_run_without_claim_check_says_so_and_one_with_findings_counts_them():

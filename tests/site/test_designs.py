@@ -197,9 +197,12 @@ def test_no_repetition_both_right_means_no_cost_difference_on_the_case_page():
                                               "no like-for-like cost comparison.")
 
 
-def test_two_design_runs_name_no_role_on_case_pages():
+def test_two_design_runs_get_the_per_case_difference_on_case_pages():
+    # Issue 25: a run of two designs says on each case page how the other design did against the baseline.
     page = build_case_pages(data_for(factories.offline_site()))[0]
-    assert [(c.role, c.versus) for c in page.columns] == [("", ""), ("", "")]
+    (base_role, _), (role, versus) = [(c.role, c.versus) for c in page.columns]
+    assert base_role == "baseline" and role == "vs granular"
+    assert versus.startswith("passed ") and "total tokens −" in versus
 
 
 def test_a_baseline_that_is_not_the_first_design_is_the_one_labelled():

@@ -46,7 +46,7 @@ def test_headline_table_formats_the_summary_figures():
     rows = {row.label: row for row in table.rows}
     assert table.designs == ["granular", "focused"]
     assert rows["Passed"].cells == ["20/21 (95.2 %)", "20/21 (95.2 %)"]
-    assert rows["Statuses"].cells == ["answered 21", "answered 20 · invalid_answer 1"]
+    assert rows["Statuses"].cells == ["21 answered", "20 answered · 1 answer in the wrong format"]  # words (issue 25)
     assert rows["Turns"].cells == ["3", "2"]
     assert rows["Tool calls"].cells == ["4 (3–6)", "1"]
     summary = factories.offline_site()["summaries"][0]
@@ -140,7 +140,8 @@ def test_case_page_shows_a_conversation_without_summary_by_status():
     assert len(no_summary) == 1 and no_summary[0].count == 1
     # The parser's reason is shown in place, with what the model wrote.
     assert no_summary[0].no_summary_reason == (
-        "No customer summary: the conversation ended with status invalid_answer. The final text could not be read "
+        "No customer summary: the conversation ended with an answer in the wrong format (invalid_answer). The final "
+        "text could not be read "
         f"as an answer: {factories.INVALID_REASON}.")
     assert no_summary[0].invalid_text.startswith("Sorry, the tablet's payment was declined")
     assert all(c.ok is None for c in no_summary[0].fields)

@@ -38,22 +38,29 @@ def asked_fields(expected: dict[str, Any]) -> list[str]:
     return [name for name in ASSESSMENT_FIELDS if name in expected] or list(DEFAULT_ASKS)
 
 
+def _cell(name: str, value: Any, expected: Any, ok: bool | None, answered: bool = True) -> FieldCell:
+    """One field in words (codes and null in plain words), the raw values kept for the tooltip where they differ."""
+    words, raw = (fmt.field_words(name, value), fmt.field_value(value)) if answered else (fmt.DASH, fmt.DASH)
+    expected_words, expected_raw = fmt.field_words(name, expected), fmt.field_value(expected)
+    return FieldCell(FIELD_LABELS[name], words, expected_words, ok, code=raw if raw != words else "",
+                     expected_code=expected_raw if expected_raw != expected_words else "")
+
+
 def field_cells(detail: ConversationDetail, expected: dict[str, Any]) -> list[FieldCell]:
     """The asked fields of the answer against the expectation, using the scorer's verdict per field."""
     cells = []
     for name in asked_fields(expected):
         if detail.assessment is None:
-            cells.append(FieldCell(FIELD_LABELS[name], fmt.DASH, fmt.field_value(expected.get(name)), None))
+            cells.append(_cell(name, None, expected.get(name), None, answered=False))
         else:
-            cells.append(FieldCell(FIELD_LABELS[name], fmt.field_value(detail.assessment.get(name)),
-                                   fmt.field_value(expected.get(name)), bool(detail.field_scores.get(name))))
+            cells.append(_cell(name, detail.assessment.get(name), expected.get(name),
+                               bool(detail.field_scores.get(name))))
     return cells
 
 
 def expected_cells(expected: dict[str, Any]) -> list[FieldCell]:
     """The expectation alone, for the top of a case page."""
-    return [FieldCell(FIELD_LABELS[n], fmt.field_value(expected.get(n)), fmt.field_value(expected.get(n)), None)
-            for n in asked_fields(expected)]
+    return [_cell(n, expected.get(n), expected.get(n), None) for n in asked_fields(expected)]
 
 
 def repetition_row(data: SiteData, detail: ConversationDetail) -> RepetitionRow:
@@ -63,7 +70,8 @@ def repetition_row(data: SiteData, detail: ConversationDetail) -> RepetitionRow:
         passed=detail.passed, turns=fmt.count(detail.turns), tool_calls=fmt.count(detail.tool_calls),
         tokens=fmt.count(detail.total_tokens), time=fmt.ms(detail.elapsed_ms),
         url=conversation_url(detail.run_id, detail.conversation_id),
-        verdict=data.verdict(detail.run_id, detail.conversation_id))
+        verdict=data.verdict(detail.run_id, detail.conversation_id),
+        ending=fmt.ending_words(detail.status, detail.budget_hit))
 
 
 def ending_text(detail: ConversationDetail) -> str:
@@ -78,9 +86,8 @@ def ending_text(detail: ConversationDetail) -> str:
 
 def no_summary_reason(detail: ConversationDetail) -> str:
     """Why a conversation has no customer summary, with the reason recorded (an invalid answer's parse error)."""
-    reason = f"No customer summary: the conversation ended with status {detail.status}"
-    if detail.budget_hit:
-        reason += f" ({detail.budget_hit})"
+    reason = (f"No customer summary: the conversation {fmt.ending_words(detail.status, detail.budget_hit)} "
+              f"({fmt.ending_code(detail.status, detail.budget_hit)})")
     ending = ending_text(detail)
     return f"{reason}. {ending}" if ending else reason + "."
 

@@ -384,5 +384,7 @@ def conversation_page(data: SiteData, card: RunCard, detail: ConversationDetail,
         reviews=review_notes(data, [detail]), final_text_turn=final_text_turn(detail),
         error_text=ending_text(detail),
         timeline=timeline(detail, calls), compare_url=compare_url,
+        ending=fmt.ending_words(detail.status, detail.budget_hit),
+        ending_code=fmt.ending_code(detail.status, detail.budget_hit),
         lookups_note="" if detail.backend_lookups is not None else
         f"Backend lookups not recorded: {missing_reason(data.run_info(run_id), detail.design)}.")

@@ -91,6 +91,26 @@ def field_value(value: Any) -> str:
     return str(value)
 
 
+# Answer fields whose values are codes (delay reasons, payment statuses): shown in words, the code in a tooltip.
+CODED_FIELDS = ("delayReasons", "paymentStatus")
+
+
+def code_words(code: str) -> str:
+    """A snake_case code in words: `stock_shortage` -> `stock shortage`."""
+    return code.replace("_", " ")
+
+
+def field_words(name: str, value: Any) -> str:
+    """An answer field as a support lead reads it: codes in words, null as `none`; see field_value for the raw."""
+    if value is None:
+        return "none"
+    if name in CODED_FIELDS:
+        if isinstance(value, list):
+            return ", ".join(code_words(str(v)) for v in value) if value else "(none)"
+        return code_words(str(value))
+    return field_value(value)
+
+
 def pretty_json(text: str | None) -> str:
     """Tool results and arguments pretty-printed when they are JSON, verbatim otherwise."""
     if text is None:
@@ -158,3 +178,35 @@ SCRIPTED_TIME = ("The scripted policy answers instantly: this time measures wism
 def status_words(status: str) -> str:
     """A status in plain words (the code itself when it is one wismo does not know)."""
     return STATUS_WORDS.get(status, status)
+
+
+# The plural words that change for one conversation.
+STATUS_ONE = {"invalid_answer": "answer in the wrong format", "provider_error": "provider error",
+              "tool_error": "tool error", "timeout": "timeout"}
+
+
+def status_count(n: int, status: str) -> str:
+    """`3 answers in the wrong format`, `1 answer in the wrong format`: a count of conversations by status."""
+    return f"{n:,} {STATUS_ONE[status] if n == 1 and status in STATUS_ONE else status_words(status)}"
+
+
+# How one conversation ended, as a phrase after "the conversation", and the budget it hit.
+STATUS_WORD = {"answered": "answered", "invalid_answer": "ended with an answer in the wrong format",
+               "provider_error": "ended with a provider error", "tool_error": "ended with a tool error",
+               "budget_exhausted": "was stopped by a budget", "timeout": "timed out",
+               "interrupted": "was interrupted", "provider_limit": "was cut short by the provider",
+               "refused": "was refused by the model"}
+BUDGET_WORDS = {"max_tool_calls": "the tool-call budget", "max_turns": "the model-request budget",
+                "deadline": "the conversation's deadline", "max_output_tokens": "the output-token budget"}
+
+
+def ending_words(status: str, budget_hit: str | None = None) -> str:
+    """How one conversation ended, after "the conversation": `was stopped by the tool-call budget`."""
+    if status == "budget_exhausted" and budget_hit:
+        return f"was stopped by {BUDGET_WORDS.get(budget_hit, code_words(budget_hit))}"
+    return STATUS_WORD.get(status, f"ended with status {code_words(status)}")
+
+
+def ending_code(status: str, budget_hit: str | None = None) -> str:
+    """The codes behind ending_words, for a tooltip or a small aside: `budget_exhausted · max_tool_calls`."""
+    return status + (f" · {budget_hit}" if budget_hit else "")

@@ -27,7 +27,7 @@ from analysis.model import (
 )
 from core.domain.fields import ASSESSMENT_FIELDS, DEFAULT_ASKS
 from wismo.sitegen import charts, fmt
-from wismo.sitegen.answer import build_answers, run_headline
+from wismo.sitegen.answer import build_answers, disagreement, run_headline
 from wismo.sitegen.charts import Colours
 from wismo.sitegen.context import SiteData, case_url, names_baseline, review_counts
 from wismo.sitegen.lookups import lookups_note
@@ -54,32 +54,6 @@ METRIC_NOTES = {"uncachedInputTokens": "input minus cached: what is left to pay 
                                       "was reported",
                 "reasoningTokens": "part of the output; – where none was reported",
                 "toolResultBytes": "bytes of the tool results the model read"}
-
-
-def _sign(value: float | None, tolerance: float = 0.0) -> int:
-    """-1, 0 or +1 (0 within `tolerance` of zero, so a rounded ±0 reads as zero)."""
-    return 0 if value is None or abs(value) <= tolerance else (1 if value > 0 else -1)
-
-
-def disagreement(metric: str, comparison: MetricComparison) -> str:
-    """Why the paired difference and the change on the medians point different ways ("" when they agree).
-
-    Both read `other − baseline` (below zero: the other design used less), yet they are different
-    statistics: the change compares each design's median, taken over that design alone; the paired
-    difference is the median of the differences pair by pair.
-    """
-    difference, saving = comparison.median_difference, comparison.saving_pct
-    if difference is None or saving is None:
-        return ""
-    change = -saving
-    if _sign(difference) == _sign(change, 0.05):
-        return ""
-    title = METRIC_LABELS[metric].title
-    return (f"{title}, {comparison.other} − {comparison.baseline}: the median per pair is "
-            f"{fmt.signed_metric(metric, difference)} but the medians differ by {fmt.signed_pct(change)}. "
-            "Each median is taken over one design's conversations alone, the paired difference pair by pair, "
-            "so a few pairs with large differences move one and not the other; the paired difference, with its "
-            "interval, is the like-for-like figure.")
 
 
 def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
@@ -159,7 +133,8 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
                                                          for d in designs], blank) for f in asked]
     rows.append(HeadlineRow("Answered without evidence", [_without_evidence(by_design[d]) for d in designs], blank,
                             note="answers given before any tool returned a record: not gathered, whatever they say"))
-    rows.append(HeadlineRow("Statuses", [" · ".join(f"{s} {n}" for s, n in sorted(by_design[d].status_counts.items()))
+    rows.append(HeadlineRow("Statuses", [" · ".join(fmt.status_count(n, s)
+                                                    for s, n in sorted(by_design[d].status_counts.items()))
                                          for d in designs], blank))
     footnotes: list[str] = []
     for i, metric in enumerate(METRICS):

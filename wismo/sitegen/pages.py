@@ -72,6 +72,8 @@ class FieldCell:
     value: str
     expected: str
     ok: bool | None
+    code: str = ""  # the raw value (a code, `null`) where the words differ from it, for the tooltip
+    expected_code: str = ""
 
 
 @dataclass(frozen=True)
@@ -426,6 +428,7 @@ class RepetitionRow:
     time: str
     url: str
     verdict: str | None
+    ending: str = ""  # how it ended, in words (shown when it did not answer)
 
 
 @dataclass(frozen=True)
@@ -644,6 +647,8 @@ class ConversationPage:
     final_text_turn: int = 0  # the model request whose output prints final_text in full (0: printed apart)
     error_text: str = ""  # `error` in words: for an invalid answer, why the final text could not be read
     lookups_note: str = ""  # why the backend lookups are not recorded ("" when they are)
+    ending: str = ""  # how it ended in words ("stopped by the tool-call budget")
+    ending_code: str = ""  # the trace's codes for it ("budget_exhausted · max_tool_calls")
     timeline: Timeline | None = None  # None when no request has a readable timestamp
     compare_url: str = ""  # the case page's side-by-side view of this repetition ("" for a run of one design)
 

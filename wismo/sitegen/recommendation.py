@@ -106,7 +106,7 @@ def _failures(m: DesignMetrics) -> str:
     """How a design's failures ended: wrong answers, or a budget or fault that stopped it."""
     wrong = m.status_counts.get("answered", 0) - m.passed
     parts = ([f"{wrong} wrong answer{'s' * (wrong != 1)}"] if wrong > 0 else []) + \
-        [f"{n} {fmt.status_words(s)}" for s, n in sorted(m.status_counts.items()) if s != "answered" and n]
+        [fmt.status_count(n, s) for s, n in sorted(m.status_counts.items()) if s != "answered" and n]
     return ", ".join(parts)
 
 
@@ -220,7 +220,7 @@ def _time(summary: RunSummary) -> str:
     times = ", ".join(f"{m.design} {fmt.ms(_stat(m, 'elapsedMs'))}" for m in summary.designs)
     if summary.run.is_language_model:
         return f"median per conversation: {times}."
-    return f"{times} (medians): wismo and the MCP servers, not a model (the scripted policy answers instantly)."
+    return f"{times} (medians): wismo and the MCP servers, not a model."
 
 
 def recommend(summary: RunSummary, details: Sequence[ConversationDetail], view: CrossoverView | None,
