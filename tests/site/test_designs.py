@@ -55,7 +55,7 @@ def test_the_answer_names_the_baseline_and_gives_each_other_design_its_differenc
     [answer] = build_answers(data_for(factories.three_design_site()))
     assert [design for design, _ in answer.passed] == THREE
     assert answer.baseline == "granular: focused and middle are compared with it"
-    assert [line.split(",")[1].strip() for line in answer.differences] == ["focused − granular", "middle − granular"]
+    assert [line.split(":")[0] for line in answer.differences] == ["focused − granular", "middle − granular"]
     assert all("over the 19 pairs both answered correctly" in line and "95 % CI" in line
                for line in answer.differences)
     # analysis.headline's words, as `wismo summarize` prints them

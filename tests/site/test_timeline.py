@@ -72,3 +72,18 @@ def test_a_case_page_compares_the_designs_repetition_by_repetition_on_one_axis()
     assert granular is not None and focused is not None
     assert granular.ticks == focused.ticks  # one axis: the shorter conversation ends short of it
     assert max(r.x + r.width for r in focused.rows) < 1000 - 100
+
+
+def test_the_typical_case_is_right_in_every_design_and_shows_more_requests_where_some_needed_them():
+    from wismo.sitegen.typical import typical_case
+
+    details = conversation_details(SAMPLE)
+    info = factories.offline_site()["summaries"][0].run
+    drawn = typical_case(replace(info, run_id="sample-offline"), details)
+    assert drawn is not None and [d.design for d in drawn.designs] == ["granular", "focused"]
+    group = [d for d in details if d.case_id == drawn.case_id and d.repetition == drawn.repetition]
+    assert all(d.passed for d in group)
+    granular, focused = drawn.designs
+    assert len(granular.bars) > len(focused.bars)
+    # Request 2 of granular carries request 1's input: its grey part is as wide as request 1's input.
+    assert granular.bars[1].carried_width == granular.bars[0].new_width

@@ -56,7 +56,7 @@ METRIC_NOTES = {"uncachedInputTokens": "input minus cached: what is left to pay 
                 "toolResultBytes": "bytes of the tool results the model read"}
 
 
-def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
+def comparison_cells(metric: str, pairs: list[tuple[str, str]],
                       by_key: dict[tuple[str, str, str], MetricComparison], compact: bool = False,
                       footnotes: list[str] | None = None) -> list[str]:
     """Per comparison, all in one sign convention (other − baseline; below zero the other used less): the
@@ -149,7 +149,7 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
         if metric == "elapsedMs" and not summary.run.is_language_model:
             note = fmt.SCRIPTED_TIME  # a scripted run's time is not a model's: said where the figure is
         rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells,
-                                _comparison_cells(metric, pairs, by_key, compact, footnotes),
+                                comparison_cells(metric, pairs, by_key, compact, footnotes),
                                 note=note, section="Turns, tokens and time: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
     compared = [p for _, other in pairs if (p := summary.pairs_with(other)) is not None]

@@ -309,6 +309,7 @@ class TypicalCase:
     repetition: int
     url: str  # the case page, relative to the site root
     designs: list[TypicalDesign]
+    chosen: str = ""  # how this case was chosen, in words
 
 
 @dataclass(frozen=True)
