@@ -23,7 +23,8 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
         calls.setdefault((row["conversation_id"], row["attempt"], row["turn"]), []).append(ToolCallDetail(
             call_id=row["call_id"], name=row["name"], arguments=row["arguments"], result_text=row["result_text"],
             is_error=row["is_error"], error_kind=row["error_kind"], bytes=row["bytes"],
-            latency_ms=row["latency_ms"], lookups=row["lookups"]))
+            latency_ms=row["latency_ms"], lookups=row["lookups"], started_ms=row["started_ms"],
+            finished_ms=row["finished_ms"]))
     turns: dict[tuple[str, int], list[TurnDetail]] = {}
     for row in db.query_dicts("turn_rows.sql"):
         key = (row["conversation_id"], row["attempt"])
@@ -35,7 +36,8 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
             new_items=_json(row["new_items"]) or [], output_items=_json(row["output_items"]) or [],
             tool_calls=calls.get((*key, row["turn"]), []), error=_json(row["error"]), model=row["model"],
             reasoning_tokens=row["reasoning_tokens"], stop_reason=row["stop_reason"],
-            answer_format=row["answer_format"], server_timings=row["server_timings"]))
+            answer_format=row["answer_format"], server_timings=row["server_timings"],
+            started_ms=row["started_ms"], finished_ms=row["finished_ms"]))
     run_id = db.manifest_value("run_id")
     return [ConversationDetail(
         run_id=run_id, conversation_id=row["conversation_id"], attempt=row["attempt"], case_id=row["case_id"],

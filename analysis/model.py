@@ -309,6 +309,10 @@ class ToolCallDetail:
     bytes: int | None
     latency_ms: float | None
     lookups: dict[str, int] | None = None  # backend reads the server reported; None where it reported none
+    # When the call was made and its result recorded, ms after the conversation's first model request (the
+    # lines' own timestamps); None where a timestamp is missing or does not parse.
+    started_ms: float | None = None
+    finished_ms: float | None = None
 
 
 @dataclass(frozen=True)
@@ -336,6 +340,10 @@ class TurnDetail:
     # the server's own account of the request (promptTokens, cachedTokens, promptMs, generatedTokens,
     # generatedMs: llama-server's timings); None when it sent none
     server_timings: dict[str, Any] | None = None
+    # When the request was sent and its response recorded, ms after the conversation's first request (the
+    # lines' own timestamps); None where a timestamp is missing or does not parse.
+    started_ms: float | None = None
+    finished_ms: float | None = None
 
 
 @dataclass(frozen=True)

@@ -253,7 +253,7 @@ INSERT INTO comparison_run VALUES (false, NULL);
 
 -- Filled by load_details.sql (the heavy fields, for the conversation pages).
 CREATE OR REPLACE TABLE event_details (
-    type VARCHAR, conversationId VARCHAR, attempt BIGINT, seq BIGINT, turn BIGINT,
+    type VARCHAR, ts VARCHAR, conversationId VARCHAR, attempt BIGINT, seq BIGINT, turn BIGINT,
     historyLength BIGINT, requestBytes BIGINT, newItems JSON,
     outputItems JSON, usage STRUCT(inputTokens BIGINT, outputTokens BIGINT, cachedTokens BIGINT,
                                    reasoningTokens BIGINT, estimated BOOLEAN),

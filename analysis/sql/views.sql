@@ -156,7 +156,8 @@ CREATE OR REPLACE VIEW live_details AS
 SELECT d.* FROM event_details d
 JOIN attempts a ON a.conversation_id = d.conversationId AND a.attempt = d.attempt AND a.live;
 
--- Model requests turn by turn, each with its response's usage, latency, error, stop reason and answer format.
+-- Model requests turn by turn, each with its response's usage, latency, error, stop reason and answer format,
+-- and when the request was sent and its response recorded (the lines' own timestamps).
 CREATE OR REPLACE VIEW model_requests AS
 SELECT q.conversationId AS conversation_id, q.attempt, q.turn, q.seq AS request_seq,
        q.historyLength AS history_length, q.requestBytes AS request_bytes, q.newItems AS new_items,
@@ -164,7 +165,8 @@ SELECT q.conversationId AS conversation_id, q.attempt, q.turn, q.seq AS request_
        r.usage.cachedTokens AS cached_tokens, r.usage.reasoningTokens AS reasoning_tokens,
        coalesce(r.usage.estimated, false) AS estimated,
        r.latencyMs AS latency_ms, r.retries, r.error, r.model, r.outputItems AS output_items,
-       r.stopReason AS stop_reason, r.answerFormat AS answer_format, r.serverTimings AS server_timings
+       r.stopReason AS stop_reason, r.answerFormat AS answer_format, r.serverTimings AS server_timings,
+       try_cast(q.ts AS TIMESTAMPTZ) AS requested_at, try_cast(r.ts AS TIMESTAMPTZ) AS responded_at
 FROM live_details q
 LEFT JOIN live_details r
        ON r.type = 'model_response' AND r.conversationId = q.conversationId AND r.attempt = q.attempt
@@ -172,11 +174,13 @@ LEFT JOIN live_details r
 WHERE q.type = 'model_request';
 
 -- Tool calls joined to their results by call id (within the same conversation attempt and turn), with
--- the backend lookups the server reported for each (NULL where it reported none).
+-- the backend lookups the server reported for each (NULL where it reported none), and when the call
+-- was made and its result recorded.
 CREATE OR REPLACE VIEW tool_calls AS
 SELECT c.conversationId AS conversation_id, c.attempt, c.turn, c.seq AS call_seq, c.callId AS call_id,
        c.name, c.arguments, r.seq AS result_seq, r.text AS result_text, r.isError AS is_error,
-       r.errorKind AS error_kind, r.bytes, r.latencyMs AS latency_ms, r.lookups
+       r.errorKind AS error_kind, r.bytes, r.latencyMs AS latency_ms, r.lookups,
+       try_cast(c.ts AS TIMESTAMPTZ) AS called_at, try_cast(r.ts AS TIMESTAMPTZ) AS returned_at
 FROM live_details c
 LEFT JOIN live_details r
        ON r.type = 'tool_result' AND r.conversationId = c.conversationId AND r.attempt = c.attempt

@@ -63,7 +63,16 @@
   }
   window.wismoNav = { move: move, current: currentItem, typing: typing };
 
+  // A link to a folded section (a case page's side-by-side view of one repetition) opens it.
+  function openTarget() {
+    const id = decodeURIComponent(location.hash.slice(1));
+    const target = id && document.getElementById(id);
+    if (target && target.tagName === "DETAILS") target.open = true;
+  }
+  window.addEventListener("hashchange", openTarget);
+
   document.addEventListener("DOMContentLoaded", function () {
+    openTarget();
     document.querySelectorAll("input[data-filter], input[data-filter-failing]").forEach(function (input) {
       const container = document.querySelector(input.dataset.filter || input.dataset.filterFailing);
       if (!container) return;

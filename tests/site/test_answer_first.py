@@ -38,7 +38,8 @@ def test_the_answer_holds_pass_rates_and_the_difference_on_both_correct_pairs_wi
 
 def test_failures_are_counted_per_design_with_what_they_were():
     texts = [w.text for w in answer_of(factories.offline_site()).warnings]
-    assert "2 conversations failed: granular 1 (1 wrong answer), focused 1 (1 invalid_answer)." in texts
+    # Statuses in plain words (issue 25), the count agreeing with its noun.
+    assert "2 conversations failed: granular 1 (1 wrong answer), focused 1 (1 answer in the wrong format)." in texts
 
 
 def test_a_run_without_claim_check_says_so_and_one_with_findings_counts_them():
@@ -129,11 +130,13 @@ def test_every_link_of_the_answer_block_lands_on_the_page(build, site):
     assert set(page.links) <= page.ids, set(page.links) - page.ids
 
 
-def test_the_answer_comes_before_the_runs_and_a_failed_run_is_named_in_it(build):
+def test_the_answer_comes_before_the_results_then_the_reference_and_a_failed_run_is_named_in_it(build):
     html = (build(factories.with_failing_run(factories.two_run_site())) / "index.html").read_text(encoding="utf-8")
     answer = html.index('id="answer"')
-    assert answer < html.index('id="runs"') < html.index('id="run-sample-offline"')
-    block = html[answer:html.index('id="runs"')]
+    # The answer, then the results, then the reference material (run cards, tools, instructions) (issue 25).
+    assert answer < html.index('id="cases"') < html.index('id="run-sample-offline"') < html.index('id="reference"')
+    assert html.index('id="reference"') < html.index('id="runs"') < html.index('id="designs"')
+    block = html[answer:html.index('id="cases"')]
     assert re.search(r"broken-run.*not presented.*failed validation \(claimed_counters_match_traces\)", block, re.S)
     assert block.count('class="answer-run"') == 2 and block.count('class="answer-run failed"') == 1
 

@@ -31,7 +31,8 @@ def test_an_invalid_answer_shows_its_parse_reason_and_text_in_place(build):
     page = (out / "cases" / "payment-declined.html").read_text()
     group = page.split('<p class="no-summary">')[1].split("</article>")[0]
     assert html.unescape(group).startswith(
-        "No customer summary: the conversation ended with status invalid_answer. The final text could not be read "
+        "No customer summary: the conversation ended with an answer in the wrong format (invalid_answer). The final "
+        "text could not be read "
         f"as an answer: {factories.INVALID_REASON}.</p>")
     assert "What the model wrote" in group and "{deliveredSkus: []" in html.unescape(group)
     assert ">r3</a>" in group  # the repetition it is about, linked

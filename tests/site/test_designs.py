@@ -32,17 +32,19 @@ def test_the_overview_has_a_column_per_design_and_a_difference_per_other_design(
     [run] = page.valid_runs
     table = run.headline
     assert table.designs == THREE and table.baseline == "granular"
-    # Per other design one column: its paired difference with the interval, its pairs, its savings.
+    # Per other design one column: its paired difference with the interval, its pairs, the changes of the
+    # medians, all in one sign convention (other − baseline; below zero the other used less; issue 25).
     assert table.compact and table.comparison_headers == [
-        "focused − granular where both answered correctly: median per pair [95 % CI] · pairs · saving on the "
-        "medians; saving over all conversations",
-        "middle − granular where both answered correctly: median per pair [95 % CI] · pairs · saving on the "
-        "medians; saving over all conversations"]
+        "focused − granular where both answered correctly: median per pair [95 % CI] · pairs · change of the "
+        "medians; change over all conversations",
+        "middle − granular where both answered correctly: median per pair [95 % CI] · pairs · change of the "
+        "medians; change over all conversations"]
     assert table.column_count == 1 + 3 + 2
     total = next(row for row in table.rows if row.label == "Total tokens")
     assert len(total.cells) == 3 and len(total.comparisons) == 2
     for cell in total.comparisons:
-        assert re.fullmatch(r"−[\d,]+ \[−[\d,]+, −[\d,]+\]\n19 pairs · saving [\d.]+ %\nover all [\d.]+ %", cell), cell
+        assert re.fullmatch(r"−[\d,]+ \[−[\d,]+, −[\d,]+\]\n19 pairs · medians −[\d.]+ %\n"
+                            r"all conversations −[\d.]+ %", cell), cell
     passes = [row for row in table.rows if row.label.startswith("pass^")]
     assert [row.label for row in passes] == ["pass^1", "pass^2", "pass^3"] and all(len(r.cells) == 3 for r in passes)
     assert "focused and granular: 19 of 21; middle and granular: 19 of 21 pairs" in table.interval_note
@@ -53,7 +55,7 @@ def test_the_answer_names_the_baseline_and_gives_each_other_design_its_differenc
     [answer] = build_answers(data_for(factories.three_design_site()))
     assert [design for design, _ in answer.passed] == THREE
     assert answer.baseline == "granular: focused and middle are compared with it"
-    assert [line.split(",")[1].strip() for line in answer.differences] == ["focused − granular", "middle − granular"]
+    assert [line.split(":")[0] for line in answer.differences] == ["focused − granular", "middle − granular"]
     assert all("over the 19 pairs both answered correctly" in line and "95 % CI" in line
                for line in answer.differences)
     # analysis.headline's words, as `wismo summarize` prints them
@@ -129,18 +131,18 @@ def test_the_deterministic_comparison_covers_every_design_with_the_records_read(
     assert run.deterministic_designs == THREE and run.deterministic_lookups
     first = run.deterministic[0]
     assert first.bytes == ["1,845", "1,909", "1,947"] and first.interactions == ["6", "1", "2"]
-    assert first.lookups == ["6", "6", "6"]
+    assert first.lookups == ["6 records read"] * 3
     assert run.deterministic_status == "All 3 designs returned the same evidence for all 7 orders."
     page = text((build(factories.three_design_site()) / "index.html").read_text())
     assert "every order retrieved through all 3 designs' MCP servers" in page
-    assert "records read, middle" in page
+    assert "and the backend records its server read" in page and "6 records read" in page
 
 
 def test_the_charts_draw_a_series_per_design_each_in_its_own_colour(build):
     out = build(factories.three_design_site())
     page = (out / "index.html").read_text()
     charts = re.findall(r'data-chart="([^"]+)"(.*?)</svg>', page, re.S)
-    assert len(charts) == 3
+    assert len(charts) == 6  # three charts, each drawn for a desktop and for a phone
     for chart_id, svg in charts:
         fills = {f.upper() for f in re.findall(r'fill="(#[0-9a-fA-F]{6})"', svg)}
         assert set(PALETTE[:3]) <= fills, chart_id
@@ -195,9 +197,12 @@ def test_no_repetition_both_right_means_no_cost_difference_on_the_case_page():
                                               "no like-for-like cost comparison.")
 
 
-def test_two_design_runs_name_no_role_on_case_pages():
+def test_two_design_runs_get_the_per_case_difference_on_case_pages():
+    # Issue 25: a run of two designs says on each case page how the other design did against the baseline.
     page = build_case_pages(data_for(factories.offline_site()))[0]
-    assert [(c.role, c.versus) for c in page.columns] == [("", ""), ("", "")]
+    (base_role, _), (role, versus) = [(c.role, c.versus) for c in page.columns]
+    assert base_role == "baseline" and role == "vs granular"
+    assert versus.startswith("passed ") and "total tokens −" in versus
 
 
 def test_a_baseline_that_is_not_the_first_design_is_the_one_labelled():

@@ -46,18 +46,20 @@ def test_headline_table_formats_the_summary_figures():
     rows = {row.label: row for row in table.rows}
     assert table.designs == ["granular", "focused"]
     assert rows["Passed"].cells == ["20/21 (95.2 %)", "20/21 (95.2 %)"]
-    assert rows["Statuses"].cells == ["answered 21", "answered 20 · invalid_answer 1"]
+    assert rows["Statuses"].cells == ["21 answered", "20 answered · 1 answer in the wrong format"]  # words (issue 25)
     assert rows["Turns"].cells == ["3", "2"]
     assert rows["Tool calls"].cells == ["4 (3–6)", "1"]
     summary = factories.offline_site()["summaries"][0]
     tokens = next(c for c in summary.comparisons if c.metric == "totalTokens")
-    assert rows["Total tokens"].comparisons[0] == f"{tokens.saving_pct:.1f} %"
-    # The saving and the paired difference are over the 19 pairs where both designs answered correctly.
-    assert rows["Total tokens"].comparisons[1].endswith("· 19 pairs")
-    assert "[" in rows["Total tokens"].comparisons[1]
-    assert rows["Total tokens"].comparisons[2] == f"{tokens.all_saving_pct:.1f} %"
+    # One sign convention (issue 25): focused − granular, below zero fewer, with a true minus sign. The paired
+    # difference and the change of the medians are over the 19 pairs where both designs answered correctly.
+    assert rows["Total tokens"].comparisons[0].endswith("· 19 pairs")
+    assert rows["Total tokens"].comparisons[0].startswith("−") and "[" in rows["Total tokens"].comparisons[0]
+    assert rows["Total tokens"].comparisons[1] == f"−{tokens.saving_pct:.1f} %"
+    assert rows["Total tokens"].comparisons[2] == f"−{tokens.all_saving_pct:.1f} %"
     assert "where both answered correctly" in table.comparison_headers[0]
     assert "all conversations" in table.comparison_headers[2]
+    assert not any(cell.startswith("-") for row in table.rows for cell in row.comparisons)
     assert [r.label for r in table.rows if r.label.startswith("pass^")] == ["pass^1", "pass^2", "pass^3"]
     assert "bootstrap" in table.interval_note and "seed 20261130" in table.interval_note
 
@@ -138,7 +140,8 @@ def test_case_page_shows_a_conversation_without_summary_by_status():
     assert len(no_summary) == 1 and no_summary[0].count == 1
     # The parser's reason is shown in place, with what the model wrote.
     assert no_summary[0].no_summary_reason == (
-        "No customer summary: the conversation ended with status invalid_answer. The final text could not be read "
+        "No customer summary: the conversation ended with an answer in the wrong format (invalid_answer). The final "
+        "text could not be read "
         f"as an answer: {factories.INVALID_REASON}.")
     assert no_summary[0].invalid_text.startswith("Sorry, the tablet's payment was declined")
     assert all(c.ok is None for c in no_summary[0].fields)
@@ -291,7 +294,7 @@ def test_headline_shows_uncached_input_and_reasoning_rows_with_their_savings():
     assert labels[labels.index("Input tokens") + 1] == "Uncached input tokens"
     assert labels[labels.index("Output tokens") + 1] == "Reasoning tokens (of output)"
     uncached = next(row for row in table.rows if row.label == "Uncached input tokens")
-    assert all(cell != "–" for cell in uncached.cells) and uncached.comparisons[0].endswith("%")
+    assert all(cell != "–" for cell in uncached.cells) and uncached.comparisons[1].endswith("%")
 
 
 def test_an_encrypted_reasoning_item_is_shown_by_its_size_and_summary():

@@ -29,7 +29,9 @@ SCROLLERS = """sel => Array.from(document.querySelectorAll('body *'))
                  && !e.matches(sel))
     .map(e => e.tagName + '.' + e.className)"""
 # The smallest chart text as drawn on screen: its font size times the SVG's scale.
-SMALLEST_CHART_TEXT = """() => Math.min(...Array.from(document.querySelectorAll('figure .chart svg')).flatMap(svg => {
+SMALLEST_CHART_TEXT = """() => Math.min(...Array.from(document.querySelectorAll('figure .chart svg'))
+    .filter(svg => svg.getClientRects().length)  // the drawing for this width; the other is not displayed
+    .flatMap(svg => {
     const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
     return Array.from(svg.querySelectorAll('text')).map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
 }))"""

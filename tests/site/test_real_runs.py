@@ -36,9 +36,10 @@ def test_build_site_from_a_recorded_run(recorded, tmp_path):
     assert len(list((site / "conversations" / "offline-e2e").glob("*.html"))) == 48
     payment = (site / "cases" / "payment-taken.html").read_text()
     assert "Payment status" in payment and "captured" in payment and "Delivered" not in payment
-    # the run's three charts, and the crossover view's five (its several question kinds; money unpriced)
-    assert index.count('data-chart="') - index.count('data-chart="crossover-') == 3
-    assert index.count('data-chart="crossover-0-') == 5
+    # the run's three charts, and the crossover view's five (its several question kinds; money unpriced), each
+    # drawn for a desktop and for a phone
+    assert index.count('data-chart="') - index.count('data-chart="crossover-') == 2 * 3
+    assert index.count('data-chart="crossover-0-') == 2 * 5
 
 
 def test_build_site_defaults_to_the_newest_run_in_runs(recorded, tmp_path):

@@ -39,10 +39,11 @@ def test_the_overview_lists_some_cases_and_the_case_pages_list_them_all(tmp_path
     assert all(v.passed for v in build.validations)
     site = tmp_path / "site"
     index = (site / "index.html").read_text()
-    assert index.count('<a href="cases/') == OVERVIEW_CASES
+    assert index.count('<th scope="row"><a href="cases/') == OVERVIEW_CASES
     assert f"The first {OVERVIEW_CASES} of 550 cases." in index and '<a href="cases.html">All 550 cases →</a>' in index
     first, second = (site / "cases.html").read_text(), (site / "cases-2.html").read_text()
-    assert first.count('<a href="cases/') == CASES_PER_PAGE and second.count('<a href="cases/') == 50
+    assert first.count('<th scope="row"><a href="cases/') == CASES_PER_PAGE
+    assert second.count('<th scope="row"><a href="cases/') == 50
     assert 'href="cases-2.html" rel="next"' in first and 'href="cases.html" rel="prev"' in second
     assert not (site / "cases-3.html").exists()
     assert len(list((site / "cases").glob("*.html"))) == 550

@@ -21,6 +21,7 @@ from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, names_baseline, review_counts
 from wismo.sitegen.pages import AnswerRun, AnswerWarning, RunCard
 from wismo.sitegen.recommendation import recommend
+from wismo.sitegen.typical import typical_case
 
 
 def run_section(card: RunCard) -> str:
@@ -35,6 +36,32 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 def run_headline(summary: RunSummary) -> Headline:
     """The run's headline: analysis.headline's, word for word what `wismo summarize` prints."""
     return headline(summary)
+
+
+def _sign(value: float | None, tolerance: float = 0.0) -> int:
+    """-1, 0 or +1 (0 within `tolerance` of zero, so a rounded ±0 reads as zero)."""
+    return 0 if value is None or abs(value) <= tolerance else (1 if value > 0 else -1)
+
+
+def disagreement(metric: str, comparison: MetricComparison) -> str:
+    """Why the paired difference and the change on the medians point different ways ("" when they agree).
+
+    Both read `other − baseline` (below zero: the other design used less), yet they are different
+    statistics: the change compares each design's median, taken over that design alone; the paired
+    difference is the median of the differences pair by pair.
+    """
+    difference, saving = comparison.median_difference, comparison.saving_pct
+    if difference is None or saving is None:
+        return ""
+    change = -saving
+    if _sign(difference) == _sign(change, 0.05):
+        return ""
+    title = METRIC_LABELS[metric].title
+    return (f"{title}, {comparison.other} − {comparison.baseline}: the median per pair is "
+            f"{fmt.signed_metric(metric, difference)} but the medians differ by {fmt.signed_pct(change)}. "
+            "Each median is taken over one design's conversations alone, the paired difference pair by pair, "
+            "so a few pairs with large differences move one and not the other; the paired difference, with its "
+            "interval, is the like-for-like figure.")
 
 
 def difference(comparison: MetricComparison, correct_pairs: int | None) -> str:
@@ -52,9 +79,10 @@ def difference(comparison: MetricComparison, correct_pairs: int | None) -> str:
     saving = comparison.saving_pct
     on_medians = ("" if saving is None else
                   f"; {abs(saving):.1f} % {'fewer' if saving >= 0 else 'more'} on the medians")
-    return (f"{title}, {other} − {baseline}, over the {_plural(comparison.paired_n, 'pair')} both answered "
-            f"correctly: median {fmt.signed_metric(metric, comparison.median_difference)} per pair{interval}"
-            f"{on_medians}.")
+    reason = disagreement(metric, comparison)
+    return (f"{other} − {baseline}: median {fmt.signed_metric(metric, comparison.median_difference)} per pair"
+            f"{interval}{on_medians}, over the {_plural(comparison.paired_n, 'pair')} both answered correctly."
+            + (f" † {reason}" if reason else ""))
 
 
 def _and(words: list[str]) -> str:
@@ -75,7 +103,7 @@ def _failures(summary: RunSummary) -> str | None:
         failed = m.conversations - m.passed
         wrong = m.status_counts.get("answered", 0) - m.passed
         parts = ([_plural(wrong, "wrong answer")] if wrong > 0 else []) + \
-            [f"{n:,} {s}" for s, n in sorted(m.status_counts.items()) if s != "answered" and n]
+            [fmt.status_count(n, s) for s, n in sorted(m.status_counts.items()) if s != "answered" and n]
         per_design.append(f"{m.design} {failed:,}" + (f" ({', '.join(parts)})" if failed and parts else ""))
     return f"{_plural(total, 'conversation')} failed: {', '.join(per_design)}."
 
@@ -152,5 +180,6 @@ def build_answers(data: SiteData, crossover: Mapping[str, CrossoverView] | None 
             nothing_to_compare=(f"Nothing to compare: this run recorded one design ({info.designs[0]})."
                                 if len(info.designs) == 1 else ""),
             recommendation=recommend(summary, data.details[run_id], (crossover or {}).get(run_id),
-                                     (money or {}).get(run_id))))
+                                     (money or {}).get(run_id)),
+            typical=typical_case(info, data.details[run_id])))
     return answers

@@ -16,9 +16,20 @@ from analysis.labels import FIELD_LABELS
 from analysis.model import ConversationDetail
 from core.domain.fields import ASSESSMENT_FIELDS, DEFAULT_ASKS
 from wismo.sitegen import fmt
-from wismo.sitegen.context import SiteData, case_url, conversation_url, names_baseline, review_counts
+from wismo.sitegen.context import SiteData, case_url, compare_anchor, conversation_url, review_counts
 from wismo.sitegen.marks import summary_pieces
-from wismo.sitegen.pages import CaseColumn, CasePage, CaseRun, FieldCell, Link, RepetitionRow, SummaryGroup
+from wismo.sitegen.pages import (
+    CaseColumn,
+    CasePage,
+    CaseRun,
+    CompareConversation,
+    CompareRepetition,
+    FieldCell,
+    Link,
+    RepetitionRow,
+    SummaryGroup,
+)
+from wismo.sitegen.timeline import span_ms, timeline
 from wismo.sitegen.verdicts import conflict_text, review_notes
 
 
@@ -27,22 +38,29 @@ def asked_fields(expected: dict[str, Any]) -> list[str]:
     return [name for name in ASSESSMENT_FIELDS if name in expected] or list(DEFAULT_ASKS)
 
 
+def _cell(name: str, value: Any, expected: Any, ok: bool | None, answered: bool = True) -> FieldCell:
+    """One field in words (codes and null in plain words), the raw values kept for the tooltip where they differ."""
+    words, raw = (fmt.field_words(name, value), fmt.field_value(value)) if answered else (fmt.DASH, fmt.DASH)
+    expected_words, expected_raw = fmt.field_words(name, expected), fmt.field_value(expected)
+    return FieldCell(FIELD_LABELS[name], words, expected_words, ok, code=raw if raw != words else "",
+                     expected_code=expected_raw if expected_raw != expected_words else "")
+
+
 def field_cells(detail: ConversationDetail, expected: dict[str, Any]) -> list[FieldCell]:
     """The asked fields of the answer against the expectation, using the scorer's verdict per field."""
     cells = []
     for name in asked_fields(expected):
         if detail.assessment is None:
-            cells.append(FieldCell(FIELD_LABELS[name], fmt.DASH, fmt.field_value(expected.get(name)), None))
+            cells.append(_cell(name, None, expected.get(name), None, answered=False))
         else:
-            cells.append(FieldCell(FIELD_LABELS[name], fmt.field_value(detail.assessment.get(name)),
-                                   fmt.field_value(expected.get(name)), bool(detail.field_scores.get(name))))
+            cells.append(_cell(name, detail.assessment.get(name), expected.get(name),
+                               bool(detail.field_scores.get(name))))
     return cells
 
 
 def expected_cells(expected: dict[str, Any]) -> list[FieldCell]:
     """The expectation alone, for the top of a case page."""
-    return [FieldCell(FIELD_LABELS[n], fmt.field_value(expected.get(n)), fmt.field_value(expected.get(n)), None)
-            for n in asked_fields(expected)]
+    return [_cell(n, expected.get(n), expected.get(n), None) for n in asked_fields(expected)]
 
 
 def repetition_row(data: SiteData, detail: ConversationDetail) -> RepetitionRow:
@@ -52,7 +70,8 @@ def repetition_row(data: SiteData, detail: ConversationDetail) -> RepetitionRow:
         passed=detail.passed, turns=fmt.count(detail.turns), tool_calls=fmt.count(detail.tool_calls),
         tokens=fmt.count(detail.total_tokens), time=fmt.ms(detail.elapsed_ms),
         url=conversation_url(detail.run_id, detail.conversation_id),
-        verdict=data.verdict(detail.run_id, detail.conversation_id))
+        verdict=data.verdict(detail.run_id, detail.conversation_id),
+        ending=fmt.ending_words(detail.status, detail.budget_hit))
 
 
 def ending_text(detail: ConversationDetail) -> str:
@@ -67,9 +86,8 @@ def ending_text(detail: ConversationDetail) -> str:
 
 def no_summary_reason(detail: ConversationDetail) -> str:
     """Why a conversation has no customer summary, with the reason recorded (an invalid answer's parse error)."""
-    reason = f"No customer summary: the conversation ended with status {detail.status}"
-    if detail.budget_hit:
-        reason += f" ({detail.budget_hit})"
+    reason = (f"No customer summary: the conversation {fmt.ending_words(detail.status, detail.budget_hit)} "
+              f"({fmt.ending_code(detail.status, detail.budget_hit)})")
     ending = ending_text(detail)
     return f"{reason}. {ending}" if ending else reason + "."
 
@@ -138,7 +156,7 @@ def case_runs(data: SiteData, case_id: str, expected: dict[str, Any]) -> list[Ca
         head, model = data.column_head(run_id, design)
         info = data.summaries[run_id].run
         role = versus = ""
-        if names_baseline(info):
+        if len(info.designs) > 1:  # every run of several designs, two included: the per-case difference
             baseline = info.baseline
             role = "baseline" if design == baseline else f"vs {baseline}"
             versus = ("The other designs are compared with it." if design == baseline else
@@ -148,7 +166,46 @@ def case_runs(data: SiteData, case_id: str, expected: dict[str, Any]) -> list[Ca
             passed=f"{_passed(details)} passed",
             reviews=review_counts(data, run_id, design, case_id),
             groups=summary_groups(data, details, expected), role=role, versus=versus))
-    return [CaseRun(data.cards[run_id], columns) for run_id, columns in runs.items()]
+    return [CaseRun(data.cards[run_id], columns, compare_repetitions(data, run_id, case_id))
+            for run_id, columns in runs.items()]
+
+
+def _outcome(conversations: list[ConversationDetail]) -> str:
+    passed = [d.design for d in conversations if d.passed]
+    if len(passed) == len(conversations):
+        return "all passed" if len(conversations) > 2 else "both passed"
+    if not passed:
+        return "none passed" if len(conversations) > 2 else "neither passed"
+    return "only " + ", ".join(passed) + " passed"
+
+
+def compare_repetitions(data: SiteData, run_id: str, case_id: str) -> list[CompareRepetition]:
+    """Each repetition of the case with every design's conversation side by side (none for one design)."""
+    info = data.summaries[run_id].run
+    if len(info.designs) < 2:
+        return []
+    by_repetition: dict[int, list[ConversationDetail]] = {}
+    for design in info.designs:
+        for detail in data.by_case.get((run_id, case_id, design), []):
+            by_repetition.setdefault(detail.repetition, []).append(detail)
+    slug = data.cards[run_id].slug
+    result = []
+    for repetition, conversations in sorted(by_repetition.items()):
+        # One time axis for the repetition's conversations, so their lengths compare at a glance.
+        axis = max((s for d in conversations if (s := span_ms(d)) is not None), default=None)
+        shown = []
+        for detail in conversations:
+            pieces, _ = summary_pieces(detail.customer_summary or "",
+                                       data.conversation_findings(run_id, detail.conversation_id))
+            shown.append(CompareConversation(
+                design=detail.design, url=conversation_url(run_id, detail.conversation_id), passed=detail.passed,
+                figures=f"{detail.turns} request{'s' * (detail.turns != 1)} · {detail.tool_calls} tool call"
+                        f"{'s' * (detail.tool_calls != 1)} · {fmt.count(detail.total_tokens)} tokens · "
+                        f"{fmt.ms(detail.elapsed_ms)}",
+                pieces=pieces, no_summary_reason="" if detail.customer_summary is not None
+                else no_summary_reason(detail), timeline=timeline(detail, axis_ms=axis)))
+        result.append(CompareRepetition(repetition, compare_anchor(slug, repetition), shown, _outcome(conversations)))
+    return result
 
 
 def build_case_pages(data: SiteData) -> list[CasePage]:

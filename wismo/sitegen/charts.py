@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 import altair as alt
@@ -74,8 +74,8 @@ def _legend_values(sizes: set[int]) -> list[int]:
 CROSS = "M-0.7,-0.7L0.7,0.7M-0.7,0.7L0.7,-0.7"
 FAILED = "failed conversation"
 # Few ticks, and labels that would touch are dropped: "5,5006,000" must never be drawn.
-def _quantitative_axis() -> alt.Axis:
-    return alt.Axis(tickCount=6, labelOverlap="greedy", labelFlush=False)
+def _quantitative_axis(width: int = 560) -> alt.Axis:
+    return alt.Axis(tickCount=6 if width > 400 else 3, labelOverlap="greedy", labelFlush=False)
 
 
 def _results(values: Mapping[str, Sequence[float | None]],
@@ -91,17 +91,33 @@ def _failed_legend() -> alt.Shape:
                      legend=alt.Legend(orient="top", symbolStrokeWidth=2.5, symbolStrokeColor="#111"))
 
 
+WIDE, NARROW = 560, 250  # plot widths: a desktop column, and a phone (drawn again, never shrunk)
+
+
+def _both(chart_id: str, title: str, alt_text: str, make: Callable[[int], AnyChart]) -> Chart:
+    """A chart drawn at both widths: the page shows the narrow one on a phone, where the wide one would not fit."""
+    return Chart(chart_id, title, alt_text, render_svg(make(WIDE), chart_id),
+                 render_svg(make(NARROW), f"{chart_id}-narrow"))
+
+
 def distribution(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequence[float | None]],
                  medians: Mapping[str, float | None], alt_text: str,
                  failed: Mapping[str, Sequence[bool]] | None = None, colours: Colours | None = None) -> Chart:
     """Per-conversation values by row (design): a dot per value (sized by how many share it when that varies),
     a × over each value a failed conversation had, a black tick at the median."""
+    return _both(chart_id, title, alt_text, lambda width: _distribution(
+        title, axis_title, values, medians, failed, colours, width))
+
+
+def _distribution(title: str, axis_title: str, values: Mapping[str, Sequence[float | None]],
+                  medians: Mapping[str, float | None], failed: Mapping[str, Sequence[bool]] | None,
+                  colours: Colours | None, width: int) -> AnyChart:
     rows = list(values)
     paired = _results(values, failed)
     counted = {row: Counter(v for v, _ in vs if v is not None) for row, vs in paired.items()}
     points = sum(len(c) for c in counted.values())
     height = max(60, 44 * len(rows))
-    x_axis = _quantitative_axis()
+    x_axis = _quantitative_axis(width)
     if points <= MAX_POINTS:
         data = [{"row": row, "value": value, "conversations": n}
                 for row in rows for value, n in sorted(counted[row].items())]
@@ -131,26 +147,24 @@ def distribution(chart_id: str, title: str, axis_title: str, values: Mapping[str
         layers = [dots, ticks, crosses] if failures else [dots, ticks]
         # Dots all of one size stand for the same number of conversations each: say it when that is not one.
         [alike] = sizes if len(sizes) == 1 else [1]
-        heading = alt.TitleParams(title, subtitle=f"each dot: {alike} conversations with that value",
-                                  subtitleFontSize=11, subtitleColor="#444") if alike > 1 else title
-        chart = alt.layer(*layers).resolve_legend(size="independent", shape="independent") \
-            .properties(title=heading, width=560, height=height)
-    else:
-        # Too many values for a mark each: a histogram per row, failed conversations as an outlined stack on top.
-        data = [{"row": row, "value": v, "result": "failed" if bad else "passed"}
-                for row in rows for v, bad in paired[row] if v is not None]
-        any_failed = any(d["result"] == "failed" for d in data)
-        chart = alt.Chart(alt.Data(values=data)).mark_bar(aria=False, strokeWidth=1.5).encode(
-            x=alt.X("value:Q", bin=alt.Bin(maxbins=40), title=axis_title, axis=x_axis),
-            y=alt.Y("count():Q", title="conversations", axis=alt.Axis(tickCount=4, format="d", labelFlush=True)),
-            color=alt.Color("row:N", scale=_colour_scale(rows, colours), legend=None),
-            **(_failed_bars() if any_failed else {}),
-            # The design's name above its histogram, where it cannot run into the y axis title.
-            row=alt.Row("row:N", title=None, sort=rows,
-                        header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="top", labelAnchor="start",
-                                          labelFontWeight="bold")),
-        ).properties(title=_title(title, any_failed), width=560, height=70)
-    return Chart(chart_id, title, alt_text, render_svg(chart, chart_id))
+        heading = alt.TitleParams(wrap_title(title, width), subtitle=f"each dot: {alike} conversations with that value",
+                                  subtitleFontSize=11, subtitleColor="#444") if alike > 1 else wrap_title(title, width)
+        return alt.layer(*layers).resolve_legend(size="independent", shape="independent") \
+            .properties(title=heading, width=width, height=height)
+    # Too many values for a mark each: a histogram per row, failed conversations as an outlined stack on top.
+    data = [{"row": row, "value": v, "result": "failed" if bad else "passed"}
+            for row in rows for v, bad in paired[row] if v is not None]
+    any_failed = any(d["result"] == "failed" for d in data)
+    return alt.Chart(alt.Data(values=data)).mark_bar(aria=False, strokeWidth=1.5).encode(
+        x=alt.X("value:Q", bin=alt.Bin(maxbins=40), title=axis_title, axis=x_axis),
+        y=alt.Y("count():Q", title="conversations", axis=alt.Axis(tickCount=4, format="d", labelFlush=True)),
+        color=alt.Color("row:N", scale=_colour_scale(rows, colours), legend=None),
+        **(_failed_bars() if any_failed else {}),
+        # The design's name above its histogram, where it cannot run into the y axis title.
+        row=alt.Row("row:N", title=None, sort=rows,
+                    header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="top", labelAnchor="start",
+                                      labelFontWeight="bold")),
+    ).properties(title=_title(wrap_title(title, width), any_failed, width), width=width, height=70)
 
 
 FAILED_TEST = "datum.result === 'failed'"
@@ -167,22 +181,39 @@ def _failed_bars() -> dict[str, Any]:
     }
 
 
-def _title(title: str, any_failed: bool) -> alt.TitleParams | str:
+def wrap_title(text: str, width: int) -> str | list[str]:
+    """A title or subtitle broken into lines that fit `width` (at about 6.5 px a character), so none is cut off."""
+    limit = max(20, int(width / 6.5))
+    words, lines = text.split(), [""]
+    for word in words:
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > limit:
+            lines.append(word)
+        else:
+            lines[-1] = f"{lines[-1]} {word}".strip()
+    return lines[0] if len(lines) == 1 else lines
+
+
+def _title(title: str | list[str], any_failed: bool, width: int = 560) -> alt.TitleParams | str | list[str]:
     # Bars have no shape to vary, so the chart says how a failed conversation looks.
-    return alt.TitleParams(title, subtitle=FAILED_NOTE, subtitleFontSize=11, subtitleColor="#444") \
+    return alt.TitleParams(title, subtitle=wrap_title(FAILED_NOTE, width), subtitleFontSize=11, subtitleColor="#444") \
         if any_failed else title
 
 
 def counts(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequence[int]], alt_text: str,
            failed: Mapping[str, Sequence[bool]] | None = None, colours: Colours | None = None) -> Chart:
     """Conversations per integer value (turns), grouped bars by row (design); failed ones outlined on top."""
+    return _both(chart_id, title, alt_text, lambda width: _counts(title, axis_title, values, failed, colours, width))
+
+
+def _counts(title: str, axis_title: str, values: Mapping[str, Sequence[int]],
+            failed: Mapping[str, Sequence[bool]] | None, colours: Colours | None, width: int) -> AnyChart:
     rows = list(values)
     paired = _results(values, failed)
     tally = Counter((row, v, bad) for row in rows for v, bad in paired[row] if v is not None)
     data = [{"row": row, "value": v, "result": "failed" if bad else "passed", "conversations": n}
             for (row, v, bad), n in sorted(tally.items(), key=lambda item: (rows.index(item[0][0]), item[0][1:]))]
     any_failed = any(bad for vs in paired.values() for _, bad in vs)
-    chart = alt.Chart(alt.Data(values=data)).mark_bar(aria=False, strokeWidth=1.5).encode(
+    return alt.Chart(alt.Data(values=data)).mark_bar(aria=False, strokeWidth=1.5).encode(
         x=alt.X("value:O", title=axis_title, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("row:N", sort=rows),
         y=alt.Y("sum(conversations):Q", title="conversations",
@@ -190,5 +221,4 @@ def counts(chart_id: str, title: str, axis_title: str, values: Mapping[str, Sequ
         color=alt.Color("row:N", scale=_colour_scale(rows, colours), title=None, sort=rows,
                         legend=alt.Legend(orient="bottom")),
         **(_failed_bars() if any_failed else {}),
-    ).properties(title=_title(title, any_failed), width=560, height=180)
-    return Chart(chart_id, title, alt_text, render_svg(chart, chart_id))
+    ).properties(title=_title(wrap_title(title, width), any_failed, width), width=width, height=180)

@@ -38,6 +38,11 @@ def conversation_url(run_id: str, conversation_id: str) -> str:
     return f"conversations/{slug(run_id)}/{slug(conversation_id)}.html"
 
 
+def compare_anchor(run_slug: str, repetition: int) -> str:
+    """The id of one repetition's side-by-side view of the designs on a case page."""
+    return f"compare-{run_slug}-r{repetition}"
+
+
 def check_url(run_id: str) -> str:
     """The run's section of the check report."""
     return f"checks.html#run-{slug(run_id)}"
@@ -140,6 +145,10 @@ class SiteData:
                 groups[(run_id, detail.case_id, detail.design)].append(detail)
             data.by_case.update(groups)
         return data
+
+    def run_info(self, run_id: str) -> RunInfo:
+        """The manifest of a run on the site, valid or not."""
+        return next(v.run for v in self.validations if v.run.run_id == run_id)
 
     def designs(self) -> list[str]:
         """Every design of the valid runs, in the order they first appear: what the charts' colours follow."""

@@ -15,7 +15,8 @@ from analysis.model import ConversationDetail, ToolCallDetail, TurnDetail
 from core.domain.fields import BACKENDS
 from wismo.sitegen import fmt
 from wismo.sitegen.cases import ending_text, field_cells
-from wismo.sitegen.context import SiteData, case_url, conversation_url, names_baseline, slug
+from wismo.sitegen.context import SiteData, case_url, compare_anchor, conversation_url, names_baseline, slug
+from wismo.sitegen.lookups import missing_reason
 from wismo.sitegen.marks import summary_pieces
 from wismo.sitegen.pages import (
     ConversationPage,
@@ -26,6 +27,7 @@ from wismo.sitegen.pages import (
     TranscriptTurn,
     TurnBar,
 )
+from wismo.sitegen.timeline import timeline
 from wismo.sitegen.timing import request_time, time_totals
 from wismo.sitegen.verdicts import review_notes
 
@@ -40,6 +42,11 @@ BACKEND_WORDS = {"orders": ("order", "orders"), "payments": ("payment", "payment
 
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def compare_anchor_url(card: RunCard, detail: ConversationDetail) -> str:
+    """The case page's side-by-side view of this conversation's repetition (cases.py writes the anchor)."""
+    return f"{case_url(detail.case_id)}#{compare_anchor(card.slug, detail.repetition)}"
 
 
 def call_anchor(turn: int, call_id: str) -> str:
@@ -321,7 +328,8 @@ def build_conversation_pages(data: SiteData, start: int = 0, stop: int | None = 
                            key=lambda o: order.get(o.design, len(order)))
             others = [Link(f"{o.design}{' (baseline)' if o.design == marked else ''}, repetition {o.repetition}",
                            conversation_url(run_id, o.conversation_id)) for o in group if o is not detail]
-            yield conversation_page(data, card, detail, cases.get(detail.case_id, {}), scale, others)
+            yield conversation_page(data, card, detail, cases.get(detail.case_id, {}), scale, others,
+                                    compare_anchor_url(card, detail) if others and card.valid else "")
 
 
 def _totals(detail: ConversationDetail, calls: list[list[ToolCallView]]) -> list[tuple[str, str]]:
@@ -351,7 +359,7 @@ def final_text_turn(detail: ConversationDetail) -> int:
 
 
 def conversation_page(data: SiteData, card: RunCard, detail: ConversationDetail, case: dict[str, Any], scale: int,
-                      others: list[Link]) -> ConversationPage:
+                      others: list[Link], compare_url: str = "") -> ConversationPage:
     """One conversation's page; `scale` is its run's largest model request, `others` the other designs' pages."""
     run_id = detail.run_id
     pieces, notes = summary_pieces(detail.customer_summary or "",
@@ -374,4 +382,9 @@ def conversation_page(data: SiteData, card: RunCard, detail: ConversationDetail,
         transcript=transcript(detail.turn_details, calls),
         verdict=data.verdict(run_id, detail.conversation_id), others=others,
         reviews=review_notes(data, [detail]), final_text_turn=final_text_turn(detail),
-        error_text=ending_text(detail))
+        error_text=ending_text(detail),
+        timeline=timeline(detail, calls), compare_url=compare_url,
+        ending=fmt.ending_words(detail.status, detail.budget_hit),
+        ending_code=fmt.ending_code(detail.status, detail.budget_hit),
+        lookups_note="" if detail.backend_lookups is not None else
+        f"Backend lookups not recorded: {missing_reason(data.run_info(run_id), detail.design)}.")

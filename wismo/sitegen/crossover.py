@@ -18,16 +18,19 @@ from analysis.crossover import MEASURE_WORDS, shows_crossover
 from analysis.model import CROSSOVER_MEASURES, CrossoverView
 from analysis.money_words import UNKNOWN, usd
 from wismo.sitegen import fmt
-from wismo.sitegen.charts import Colours, _colour_scale, render_svg
+from wismo.sitegen.charts import NARROW, Colours, _colour_scale, render_svg, wrap_title
 from wismo.sitegen.pages import Chart
 
 HEADERS = ("Order lines", "Design", "Conversations", "Passed",
            *(MEASURE_WORDS[m][0][0].upper() + MEASURE_WORDS[m][0][1:] for m in CROSSOVER_MEASURES))
 
-SUBTITLE = ("dashed line: from this size the other design uses less; hollow diamond: some conversations failed, "
-            "its pass rate beside it")
-SUBTITLE_SEVERAL = ("dashed line, in a design's colour: from this size that design and the baseline swap which uses "
-                    "less; hollow diamond: some conversations failed, its pass rate beside it")
+SUBTITLE = ("a line joins the sizes where the design was right as often as the best design there; hollow diamond, "
+            "off the line: right less often (or never), its pass rate beside it, \"budget\" where a turn or "
+            "tool-call budget stopped some; dashed rule: from this size the other design uses less")
+SUBTITLE_SEVERAL = ("a line joins the sizes where the design was right as often as the best design there; hollow "
+                    "diamond, off the line: right less often (or never), its pass rate beside it, \"budget\" where a "
+                    "turn or tool-call budget stopped some; dashed rule, in a design's colour: from this size that "
+                    "design and the baseline swap which uses less")
 
 
 @dataclass(frozen=True)
@@ -61,40 +64,89 @@ def _figure(view: CrossoverView, measure: str, value: float | None) -> str:
     return fmt.metric(measure, value)
 
 
-def _chart(view: CrossoverView, measure: str, number: int, colours: Colours | None = None) -> Chart | None:
-    """The medians of one measure against order lines, a panel per kind; None when no point has the measure."""
+def on_line(view: CrossoverView) -> dict[tuple[str, str, int], bool]:
+    """(design, kind, order lines) -> whether the point joins its design's line: right as often as the best
+    design at that kind and size, and right at all. A design that fails more is never drawn as the cheap one."""
+    best: dict[tuple[str, int], float] = {}
+    for p in view.points:
+        best[(p.kind, p.order_lines)] = max(best.get((p.kind, p.order_lines), 0.0), p.pass_rate)
+    return {(p.design, p.kind, p.order_lines): p.passed > 0 and p.pass_rate >= best[(p.kind, p.order_lines)]
+            for p in view.points}
+
+
+def _segments(view: CrossoverView, joined: dict[tuple[str, str, int], bool]) -> dict[tuple[str, str, int], int]:
+    """Number each run of consecutive joined sizes per design and kind: the line is drawn per segment, so it
+    breaks at every point left off it."""
+    segment: dict[tuple[str, str, int], int] = {}
+    number = 0
+    for design in view.designs:
+        for kind in view.kinds:
+            number += 1
+            for size in view.sizes:
+                key = (design, kind, size)
+                if key not in joined:
+                    continue
+                if joined[key]:
+                    segment[key] = number
+                else:
+                    number += 1
+    return segment
+
+
+def _chart_spec(view: CrossoverView, measure: str, colours: Colours | None, width: int) -> alt.FacetChart | None:
+    """One measure's medians against order lines, a panel per kind, `width` px per panel (one column when narrow)."""
     label = MEASURE_WORDS[measure][0]
     designs = list(view.designs)
-    data = [{"kind": p.kind, "lines": p.order_lines, "design": p.design, "median": p.medians[measure],
-             "pass": f"{round(p.pass_rate * 100)} %", "result": "all passed" if p.pass_rate == 1 else "some failed",
-             "layer": "point"}
-            for p in view.points if p.design in designs and p.medians.get(measure) is not None]
+    joined = on_line(view)
+    segments = _segments(view, joined)
+    data: list[dict[str, object]] = []
+    for p in view.points:
+        if p.design not in designs or p.medians.get(measure) is None:
+            continue
+        key = (p.design, p.kind, p.order_lines)
+        data.append({"kind": p.kind, "lines": p.order_lines, "design": p.design, "median": p.medians[measure],
+                     "pass": f"{round(p.pass_rate * 100)} %" + (", budget" if p.budget_stopped else ""),
+                     "result": "on the line" if joined[key] else "right less often",
+                     "segment": f"{p.design}-{segments.get(key, 0)}", "layer": "point"})
     if not data:
         return None
     crossings = [c for c in view.crossovers if c.measure == measure]
     data += [{"kind": c.kind, "lines": size, "layer": "crossing", "design": c.other}
              for c in crossings for size in c.crossings]
-    base = alt.Chart().transform_filter("datum.layer === 'point'")
-    x = alt.X("lines:Q", title="order lines", scale=alt.Scale(type="log", nice=False),
-              axis=alt.Axis(values=list(view.sizes), format="d", labelOverlap="greedy"))
+    sizes = list(view.sizes)
+    # One size alone would sit on the edge of a log scale with no room: give it an octave either side.
+    domain = [sizes[0] / 2, sizes[0] * 2] if len(sizes) == 1 else [sizes[0], sizes[-1]]
+    x = alt.X("lines:Q", title="order lines", scale=alt.Scale(type="log", nice=False, domain=domain),
+              axis=alt.Axis(values=sizes, format="d", labelOverlap="greedy"))
     y = alt.Y("median:Q", title=f"median {label}", axis=alt.Axis(tickCount=5, labelOverlap="greedy"))
     colour = alt.Color("design:N", scale=_colour_scale(designs, colours), sort=designs, title=None,
                        legend=alt.Legend(orient="top"))
-    lines = base.mark_line(aria=False).encode(x=x, y=y, color=colour)
-    points = base.mark_point(size=70, strokeWidth=2, aria=False).encode(
+    points_only = alt.Chart().transform_filter("datum.layer === 'point'")
+    # The line joins only the points where the design was right as often as the best: a segment per run of them.
+    lines = points_only.transform_filter("datum.result === 'on the line'").mark_line(aria=False).encode(
+        x=x, y=y, color=colour, detail="segment:N")
+    points = points_only.mark_point(size=70, strokeWidth=2, aria=False).encode(
         x=x, y=y, color=colour,
-        # A failing point is hollow, not only differently coloured: a cheap design that fails is not cheaper.
-        fill=alt.condition("datum.result === 'all passed'", alt.Color("design:N", scale=_colour_scale(designs, colours),
-                                                                      legend=None), alt.value("white")),
-        shape=alt.Shape("result:N", title=None, scale=alt.Scale(domain=["all passed", "some failed"],
+        # Off the line is hollow too, not only apart: a cheap design that fails is not cheaper.
+        fill=alt.condition("datum.result === 'on the line'",
+                           alt.Color("design:N", scale=_colour_scale(designs, colours), legend=None),
+                           alt.value("white")),
+        shape=alt.Shape("result:N", title=None, scale=alt.Scale(domain=["on the line", "right less often"],
                                                                  range=["circle", "diamond"]),
                         legend=None),  # the subtitle says what a hollow diamond is
         tooltip=[alt.Tooltip("design:N"), alt.Tooltip("lines:Q", title="order lines"),
                  alt.Tooltip("median:Q", title=f"median {label}"), alt.Tooltip("pass:N", title="passed")])
-    # Only a point where some conversation failed carries its pass rate: 100 % everywhere would hide the lines.
-    passes = base.transform_filter("datum.result !== 'all passed'").mark_text(
-        align="left", dx=7, dy=-9, fontSize=11, fontWeight="bold", aria=False).encode(
-        x=x, y=y, text="pass:N", color=colour)
+    # Only a point off the line carries its pass rate: 100 % everywhere would hide the lines.
+    # Left of the point at the largest size, right of it elsewhere, so no label runs past the plot's edge.
+    off_line = points_only.transform_filter("datum.result !== 'on the line'")
+    last = f"datum.lines === {sizes[-1]}"
+    passes = alt.layer(
+        off_line.transform_filter(f"!({last})").mark_text(
+            align="left", dx=7, dy=-9, fontSize=11, fontWeight="bold", aria=False).encode(
+            x=x, y=y, text="pass:N", color=colour),
+        off_line.transform_filter(last).mark_text(
+            align="right", dx=-7, dy=-9, fontSize=11, fontWeight="bold", aria=False).encode(
+            x=x, y=y, text="pass:N", color=colour))
     rules = alt.Chart().transform_filter("datum.layer === 'crossing'").mark_rule(
         strokeDash=[4, 3], color="#111", aria=False).encode(x=x)
     subtitle = SUBTITLE
@@ -103,14 +155,31 @@ def _chart(view: CrossoverView, measure: str, number: int, colours: Colours | No
         # crosses the baseline's there, so the rules can be told apart.
         rules = rules.encode(color=alt.Color("design:N", scale=_colour_scale(designs, colours), legend=None))
         subtitle = SUBTITLE_SEVERAL
-    chart = alt.layer(lines, points, passes, rules, data=alt.Data(values=data)).properties(width=300, height=160) \
+    narrow = width < 300
+    panel = width if narrow else 300
+    return alt.layer(lines, points, passes, rules, data=alt.Data(values=data)) \
+        .properties(width=panel, height=150 if narrow else 160) \
         .facet(facet=alt.Facet("kind:N", title=None, sort=list(view.kinds), header=alt.Header(labelFontWeight="bold")),
-               columns=2).properties(title=alt.TitleParams(
-                   f"Median {label} by order size", subtitle=subtitle, subtitleFontSize=11, subtitleColor="#444"))
+               columns=1 if narrow else 2) \
+        .resolve_axis(x="independent", y="independent") \
+        .properties(title=alt.TitleParams(wrap_title(f"Median {label} by order size", 2 * panel),
+                                          subtitle=wrap_title(subtitle, panel if narrow else 2 * panel + 60),
+                                          subtitleFontSize=11, subtitleColor="#444"))
+
+
+def _chart(view: CrossoverView, measure: str, number: int, colours: Colours | None = None) -> Chart | None:
+    """The medians of one measure against order lines, drawn wide and narrow; None when no point has it."""
+    wide = _chart_spec(view, measure, colours, 600)
+    narrow = _chart_spec(view, measure, colours, NARROW - 40)  # room for the y axis and its title
+    if wide is None or narrow is None:
+        return None
+    label = MEASURE_WORDS[measure][0]
+    subtitle = SUBTITLE_SEVERAL if len({c.other for c in view.crossovers if c.measure == measure}) > 1 else SUBTITLE
     words = [c.sentence for c in view.crossovers if c.measure == measure]
     alt_text = " ".join(words) + " " + subtitle[0].upper() + subtitle[1:] + "."
     chart_id = f"crossover-{number}-{measure}"
-    return Chart(chart_id, f"Median {label} by order size", alt_text, render_svg(chart, chart_id))
+    return Chart(chart_id, f"Median {label} by order size", alt_text, render_svg(wide, chart_id),
+                 render_svg(narrow, f"{chart_id}-narrow"))
 
 
 def crossover_section(view: CrossoverView, number: int = 0,

@@ -11,6 +11,12 @@ from markupsafe import Markup
 from analysis.model import Stat
 
 DASH = "–"
+MINUS = "\u2212"  # the one minus sign the site prints (a hyphen is not a minus to a reader or a screen reader)
+
+
+def minus(text: str) -> str:
+    """A formatted number with its leading hyphen-minus replaced by the true minus sign."""
+    return MINUS + text[1:] if text.startswith("-") else text
 VERDICT_LABELS = {"justified": "justified", "not_justified": "not justified", "unsure": "unsure"}
 
 
@@ -19,14 +25,16 @@ def count(value: float | None) -> str:
     if value is None:
         return DASH
     if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.1f}"
+        return minus(f"{int(value):,}")
+    return minus(f"{value:,.1f}")
 
 
 def ms(value: float | None) -> str:
     """Milliseconds as people read them: `8.4 ms`, `412 ms`, `2.35 s`."""
     if value is None:
         return DASH
+    if value < 0:
+        return MINUS + ms(-value)
     if value < 10:
         return f"{value:.1f} ms"
     if value < 1000:
@@ -49,7 +57,15 @@ def signed_metric(name: str, value: float | None) -> str:
 
 def pct(value: float | None, decimals: int = 1) -> str:
     """A percentage of 100: `52.3 %`."""
-    return DASH if value is None else f"{value:.{decimals}f} %"
+    return DASH if value is None else minus(f"{value:.{decimals}f} %")
+
+
+def signed_pct(value: float | None, decimals: int = 1) -> str:
+    """A change in percent with an explicit sign: `−49.8 %`, `+5.0 %`, `±0.0 %`."""
+    if value is None:
+        return DASH
+    text = f"{abs(value):.{decimals}f} %"
+    return ("+" if value > 0 else MINUS if value < 0 else "±") + text if text != f"{0:.{decimals}f} %" else "±" + text
 
 
 def share(value: float | None) -> str:
@@ -73,6 +89,26 @@ def field_value(value: Any) -> str:
     if value is None:
         return "null"
     return str(value)
+
+
+# Answer fields whose values are codes (delay reasons, payment statuses): shown in words, the code in a tooltip.
+CODED_FIELDS = ("delayReasons", "paymentStatus")
+
+
+def code_words(code: str) -> str:
+    """A snake_case code in words: `stock_shortage` -> `stock shortage`."""
+    return code.replace("_", " ")
+
+
+def field_words(name: str, value: Any) -> str:
+    """An answer field as a support lead reads it: codes in words, null as `none`; see field_value for the raw."""
+    if value is None:
+        return "none"
+    if name in CODED_FIELDS:
+        if isinstance(value, list):
+            return ", ".join(code_words(str(v)) for v in value) if value else "(none)"
+        return code_words(str(value))
+    return field_value(value)
 
 
 def pretty_json(text: str | None) -> str:
@@ -142,3 +178,35 @@ SCRIPTED_TIME = ("The scripted policy answers instantly: this time measures wism
 def status_words(status: str) -> str:
     """A status in plain words (the code itself when it is one wismo does not know)."""
     return STATUS_WORDS.get(status, status)
+
+
+# The plural words that change for one conversation.
+STATUS_ONE = {"invalid_answer": "answer in the wrong format", "provider_error": "provider error",
+              "tool_error": "tool error", "timeout": "timeout"}
+
+
+def status_count(n: int, status: str) -> str:
+    """`3 answers in the wrong format`, `1 answer in the wrong format`: a count of conversations by status."""
+    return f"{n:,} {STATUS_ONE[status] if n == 1 and status in STATUS_ONE else status_words(status)}"
+
+
+# How one conversation ended, as a phrase after "the conversation", and the budget it hit.
+STATUS_WORD = {"answered": "answered", "invalid_answer": "ended with an answer in the wrong format",
+               "provider_error": "ended with a provider error", "tool_error": "ended with a tool error",
+               "budget_exhausted": "was stopped by a budget", "timeout": "timed out",
+               "interrupted": "was interrupted", "provider_limit": "was cut short by the provider",
+               "refused": "was refused by the model"}
+BUDGET_WORDS = {"max_tool_calls": "the tool-call budget", "max_turns": "the model-request budget",
+                "deadline": "the conversation's deadline", "max_output_tokens": "the output-token budget"}
+
+
+def ending_words(status: str, budget_hit: str | None = None) -> str:
+    """How one conversation ended, after "the conversation": `was stopped by the tool-call budget`."""
+    if status == "budget_exhausted" and budget_hit:
+        return f"was stopped by {BUDGET_WORDS.get(budget_hit, code_words(budget_hit))}"
+    return STATUS_WORD.get(status, f"ended with status {code_words(status)}")
+
+
+def ending_code(status: str, budget_hit: str | None = None) -> str:
+    """The codes behind ending_words, for a tooltip or a small aside: `budget_exhausted · max_tool_calls`."""
+    return status + (f" · {budget_hit}" if budget_hit else "")

@@ -27,9 +27,10 @@ from analysis.model import (
 )
 from core.domain.fields import ASSESSMENT_FIELDS, DEFAULT_ASKS
 from wismo.sitegen import charts, fmt
-from wismo.sitegen.answer import build_answers, run_headline
+from wismo.sitegen.answer import build_answers, disagreement, run_headline
 from wismo.sitegen.charts import Colours
 from wismo.sitegen.context import SiteData, case_url, names_baseline, review_counts
+from wismo.sitegen.lookups import lookups_note
 from wismo.sitegen.pages import (
     CaseListPage,
     CaseRow,
@@ -52,18 +53,19 @@ from wismo.sitegen.verdicts import not_justified
 METRIC_NOTES = {"uncachedInputTokens": "input minus cached: what is left to pay in full; – where no cached count "
                                       "was reported",
                 "reasoningTokens": "part of the output; – where none was reported",
-                "backendLookups": "records the servers read (orders, payments, reservations, tracking), from each "
-                                  "tool result's _meta; – where not recorded: runs recorded before the servers "
-                                  "reported them",
                 "toolResultBytes": "bytes of the tool results the model read"}
 
 
-def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
-                      by_key: dict[tuple[str, str, str], MetricComparison], compact: bool = False) -> list[str]:
-    """Per comparison: the saving, the paired difference with its interval, the saving over everything.
+def comparison_cells(metric: str, pairs: list[tuple[str, str]],
+                      by_key: dict[tuple[str, str, str], MetricComparison], compact: bool = False,
+                      footnotes: list[str] | None = None) -> list[str]:
+    """Per comparison, all in one sign convention (other − baseline; below zero the other used less): the
+    paired difference with its interval, the change on the medians where both answered correctly, the change
+    on the medians over every conversation.
 
     `compact` puts the three in one cell, a line each (a run of several other designs: three columns for
-    each would squeeze the table past reading).
+    each would squeeze the table past reading). A difference and a change that point different ways are
+    marked † and explained in `footnotes`.
     """
     cells = []
     for baseline, other in pairs:
@@ -77,15 +79,19 @@ def _comparison_cells(metric: str, pairs: list[tuple[str, str]],
             interval = (f" [{fmt.signed_metric(metric, low)}, {fmt.signed_metric(metric, high)}]"
                         if low is not None and high is not None else "")
             difference = f"{fmt.signed_metric(metric, comparison.median_difference)}{interval}"
+        reason = disagreement(metric, comparison)
+        mark = " †" if reason else ""
+        if reason and footnotes is not None:
+            footnotes.append(reason)
+        change = fmt.signed_pct(None if comparison.saving_pct is None else -comparison.saving_pct) + mark
+        change_all = fmt.signed_pct(None if comparison.all_saving_pct is None else -comparison.all_saving_pct)
         if compact:
             cells.append(fmt.DASH if comparison.median_difference is None and comparison.saving_pct is None
                          and comparison.all_saving_pct is None else
-                         f"{difference}\n{pairs_note} · saving {fmt.pct(comparison.saving_pct)}\n"
-                         f"over all {fmt.pct(comparison.all_saving_pct)}")
+                         f"{difference}\n{pairs_note} · medians {change}\nall conversations {change_all}")
         else:
-            cells += [fmt.pct(comparison.saving_pct),
-                      difference if comparison.median_difference is None else f"{difference} · {pairs_note}",
-                      fmt.pct(comparison.all_saving_pct)]
+            cells += [difference if comparison.median_difference is None else f"{difference} · {pairs_note}",
+                      change, change_all]
     return cells
 
 
@@ -104,12 +110,17 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
     pairs = list(dict.fromkeys((c.baseline, c.other) for c in summary.comparisons))
     by_key = {(c.metric, c.baseline, c.other): c for c in summary.comparisons}
     compact = len(pairs) > 1
-    headers = ([f"{other} − {baseline} where both answered correctly: median per pair [95 % CI] · pairs · saving "
-                "on the medians; saving over all conversations" for baseline, other in pairs] if compact else
+    headers = ([f"{other} − {baseline} where both answered correctly: median per pair [95 % CI] · pairs · change "
+                "of the medians; change over all conversations" for baseline, other in pairs] if compact else
                [h for baseline, other in pairs
-                for h in (f"Saving, {other} vs {baseline}, where both answered correctly",
-                          f"Paired difference {other} − {baseline} where both answered correctly, median [95 % CI]",
-                          "Saving over all conversations (failed and errored included)")])
+                for h in (f"{other} − {baseline} where both answered correctly: median per pair [95 % CI]",
+                          f"{other} − {baseline}: change of the medians where both answered correctly",
+                          f"{other} − {baseline}: change of the medians over all conversations (failed and "
+                          "errored included)")])
+    labels = ([f"{other} − {baseline}" for baseline, other in pairs] if compact else
+              [h for baseline, other in pairs
+               for h in (f"{other} − {baseline}, median per pair [95 % CI]", "change of the medians (both right)",
+                         "change over all conversations")])
     blank = [""] * len(headers)
     rows = [HeadlineRow("Passed", [f"{m.passed}/{m.conversations} ({fmt.share(m.pass_rate)})"
                                    for m in summary.designs], blank, section="Reliability")]
@@ -122,8 +133,10 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
                                                          for d in designs], blank) for f in asked]
     rows.append(HeadlineRow("Answered without evidence", [_without_evidence(by_design[d]) for d in designs], blank,
                             note="answers given before any tool returned a record: not gathered, whatever they say"))
-    rows.append(HeadlineRow("Statuses", [" · ".join(f"{s} {n}" for s, n in sorted(by_design[d].status_counts.items()))
+    rows.append(HeadlineRow("Statuses", [" · ".join(fmt.status_count(n, s)
+                                                    for s, n in sorted(by_design[d].status_counts.items()))
                                          for d in designs], blank))
+    footnotes: list[str] = []
     for i, metric in enumerate(METRICS):
         cells = []
         for design in designs:
@@ -132,24 +145,26 @@ def headline_table(summary: RunSummary) -> HeadlineTable:
             if value is not None and value.median is not None and value.n < by_design[design].conversations:
                 text += f" · {value.n} reported"
             cells.append(text)
-        note = METRIC_NOTES.get(metric, "")
+        note = lookups_note(summary) if metric == "backendLookups" else METRIC_NOTES.get(metric, "")
         if metric == "elapsedMs" and not summary.run.is_language_model:
             note = fmt.SCRIPTED_TIME  # a scripted run's time is not a model's: said where the figure is
-        rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells, _comparison_cells(metric, pairs, by_key, compact),
-                                note=note, section="Cost: median (range)" if i == 0 else ""))
+        rows.append(HeadlineRow(METRIC_LABELS[metric].title, cells,
+                                comparison_cells(metric, pairs, by_key, compact, footnotes),
+                                note=note, section="Turns, tokens and time: median (range)" if i == 0 else ""))
     first = summary.comparisons[0] if summary.comparisons else None
     compared = [p for _, other in pairs if (p := summary.pairs_with(other)) is not None]
     many = names_baseline(summary.run)
     whose = (f"each design's medians with the baseline's ({summary.run.baseline})" if many else "the designs' medians")
-    note = (f"Savings compare {whose} over the (case, repetition) pairs where both answered correctly"
-            f"{_pairs_note(compared)}: a cheaper wrong answer is no saving. The interval is a 95 % paired bootstrap "
-            f"interval of the median per-pair difference over those pairs ({first.bootstrap_resamples:,} resamples, "
-            f"seed {first.bootstrap_seed}). "
-            + ("The saving over all conversations (failed and errored included) is for reference only."
-               if compact else "The last column is over every conversation, for reference only.")
+    note = (f"Every difference reads other design − {summary.run.baseline}: below zero (−) the other design used "
+            f"less, above (+) more. The comparisons take {whose} over the (case, repetition) pairs where both "
+            f"answered correctly{_pairs_note(compared)}: a cheaper wrong answer is no saving. The interval is a "
+            f"95 % paired bootstrap interval of the median per-pair difference over those pairs "
+            f"({first.bootstrap_resamples:,} resamples, seed {first.bootstrap_seed}). "
+            "The change over all conversations (failed and errored included) is for reference only."
             if first else "")
     return HeadlineTable(designs, headers, rows, note, 1 + len(designs) + len(headers),
-                         baseline=summary.run.baseline if many else "", compact=compact)
+                         baseline=summary.run.baseline if many else "", compact=compact, footnotes=footnotes,
+                         comparison_labels=labels)
 
 
 def _pairs_note(compared: list[PairCounts]) -> str:
@@ -210,7 +225,10 @@ def run_charts(slug: str, summary: RunSummary, details: list[ConversationDetail]
 def _lookups_cell(order: DeterministicOrder, design: str) -> str:
     reads = order.lookups.get(design)
     missing = order.lookups_not_found.get(design)
-    return fmt.count(reads) + (f" ({fmt.count(missing)} not found)" if reads is not None and missing else "")
+    if reads is None:
+        return "records read: not recorded"
+    return (f"{fmt.count(reads)} record{'s' * (reads != 1)} read"
+            + (f" ({fmt.count(missing)} not found)" if missing else ""))
 
 
 def _deterministic_words(summary: RunSummary) -> tuple[str, str]:
@@ -340,7 +358,8 @@ def model_table(data: SiteData) -> list[ModelDesignRow]:
                 passed=f"{metrics.passed}/{metrics.conversations} ({fmt.share(metrics.pass_rate)})",
                 turns=_median(summary, design, "turns"), tool_calls=_median(summary, design, "toolCalls"),
                 total_tokens=_median(summary, design, "totalTokens"), time=_median(summary, design, "elapsedMs"),
-                saving=(f"{fmt.pct(saving.saving_pct)} vs {baseline}{both}" if saving is not None
+                saving=(f"{fmt.signed_pct(None if saving.saving_pct is None else -saving.saving_pct)} vs {baseline}"
+                        f"{both}" if saving is not None
                         else "(baseline)" if design == baseline else fmt.DASH),
                 findings=(f"{checked.get('any', 0)} of {checked['checked']}"
                           + (f"; {checked['unchecked']} could not check" if checked.get("unchecked") else "")

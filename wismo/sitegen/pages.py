@@ -72,6 +72,8 @@ class FieldCell:
     value: str
     expected: str
     ok: bool | None
+    code: str = ""  # the raw value (a code, `null`) where the words differ from it, for the tooltip
+    expected_code: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class Chart:
     title: str
     alt_text: str
     svg: Markup
+    svg_narrow: Markup | None = None  # the same chart drawn for a phone (one panel per row, narrow plots)
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,8 @@ class HeadlineTable:
     column_count: int  # label + designs + comparisons, for section rows that span the table
     baseline: str = ""  # the design the others are compared with, marked where a run must say it (names_baseline)
     compact: bool = False  # one cell per comparison, its figures a line each (several other designs)
+    footnotes: list[str] = field(default_factory=list)  # † a paired difference and a change pointing different ways
+    comparison_labels: list[str] = field(default_factory=list)  # short heads, beside each cell on a phone
 
 
 @dataclass(frozen=True)
@@ -271,6 +276,40 @@ class Recommendation:
     kinds: list[KindVerdict]  # per question kind, from the crossover view (empty when it has one kind)
     money: str  # money in USD where priced, else "unknown" and why
     time: str  # elapsed time, with what it measures for the scripted policy
+    exceptions: list[str] = field(default_factory=list)  # where another design is the pick, by kind and size
+
+
+@dataclass(frozen=True)
+class RequestBar:
+    """One model request: widths on the shared 0–1000 scale, and the figures in words."""
+
+    turn: int
+    carried_width: int
+    new_width: int
+    output_x: int
+    output_width: int
+    words: str  # "request 3: 1,579 carried + 661 new input, 130 output"
+
+
+@dataclass(frozen=True)
+class TypicalDesign:
+    """One design's conversation of the typical case."""
+
+    design: str
+    url: str  # its conversation page, relative to the site root
+    summary: str  # "3 requests · 3 tool calls · 5,369 tokens (1,579 of them re-sent)"
+    bars: list[RequestBar]
+
+
+@dataclass(frozen=True)
+class TypicalCase:
+    """The case drawn under the verdict, with each design's requests."""
+
+    case_id: str
+    repetition: int
+    url: str  # the case page, relative to the site root
+    designs: list[TypicalDesign]
+    chosen: str = ""  # how this case was chosen, in words
 
 
 @dataclass(frozen=True)
@@ -288,6 +327,7 @@ class AnswerRun:
     baseline: str = ""  # which design the others are compared with, where a run must say it (names_baseline)
     nothing_to_compare: str = ""  # a run of one design says so instead of any difference
     recommendation: Recommendation | None = None  # the verdict: which design to pick and why
+    typical: TypicalCase | None = None  # one typical case's requests per design, drawn under the verdict
 
 
 @dataclass(frozen=True)
@@ -389,6 +429,7 @@ class RepetitionRow:
     time: str
     url: str
     verdict: str | None
+    ending: str = ""  # how it ended, in words (shown when it did not answer)
 
 
 @dataclass(frozen=True)
@@ -424,11 +465,35 @@ class CaseColumn:
 
 
 @dataclass(frozen=True)
+class CompareConversation:
+    """One design's conversation in a side-by-side view: its outcome, figures, summary and timeline."""
+
+    design: str
+    url: str
+    passed: bool
+    figures: str  # "3 requests · 5 tool calls · 5,369 tokens · 86 ms"
+    pieces: list[Piece]
+    no_summary_reason: str
+    timeline: Timeline | None
+
+
+@dataclass(frozen=True)
+class CompareRepetition:
+    """One repetition of a case, every design's conversation side by side."""
+
+    repetition: int
+    anchor: str
+    conversations: list[CompareConversation]
+    outcome: str  # "both passed", "only focused passed", …
+
+
+@dataclass(frozen=True)
 class CaseRun:
     """One run's designs on a case page, side by side."""
 
     card: RunCard
     columns: list[CaseColumn]
+    compare: list[CompareRepetition] = field(default_factory=list)  # empty for a run of one design
 
 
 @dataclass(frozen=True)
@@ -500,6 +565,30 @@ class TurnBar:
 
 
 @dataclass(frozen=True)
+class TimelineRow:
+    """One model request or tool call on a conversation's time axis; x and width are shares of the span (0–1000)."""
+
+    kind: str  # "request" or "call"
+    label: str  # "Model request 2" or "get_payment"
+    detail: str  # "1,352 carried + 227 new input, 56 output" or the call's arguments
+    x: int
+    width: int
+    time: str  # "36 ms, from 26 ms to 62 ms"
+    overlapped: bool = False  # a tool call that ran while another of the same request was running
+    anchor: str = ""  # where the page shows it in full
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A conversation's model requests and tool calls on one time axis, from the trace lines' timestamps."""
+
+    rows: list[TimelineRow]
+    ticks: list[str]  # the axis labels at 0, ¼, ½, ¾ and the whole span
+    overlap: str  # the calls that ran at once, in words ("" when none did)
+    missing: str = ""  # what could not be placed (a timestamp missing or unreadable), "" when everything was
+
+
+@dataclass(frozen=True)
 class TranscriptItem:
     """One history or output item: a message, a tool call with its result, a tool result, or text.
 
@@ -558,6 +647,11 @@ class ConversationPage:
     reviews: list[ReviewNote] = field(default_factory=list)  # the imported review of its summary, if any
     final_text_turn: int = 0  # the model request whose output prints final_text in full (0: printed apart)
     error_text: str = ""  # `error` in words: for an invalid answer, why the final text could not be read
+    lookups_note: str = ""  # why the backend lookups are not recorded ("" when they are)
+    ending: str = ""  # how it ended in words ("stopped by the tool-call budget")
+    ending_code: str = ""  # the trace's codes for it ("budget_exhausted · max_tool_calls")
+    timeline: Timeline | None = None  # None when no request has a readable timestamp
+    compare_url: str = ""  # the case page's side-by-side view of this repetition ("" for a run of one design)
 
 
 @dataclass(frozen=True)

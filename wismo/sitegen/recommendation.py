@@ -106,15 +106,14 @@ def _failures(m: DesignMetrics) -> str:
     """How a design's failures ended: wrong answers, or a budget or fault that stopped it."""
     wrong = m.status_counts.get("answered", 0) - m.passed
     parts = ([f"{wrong} wrong answer{'s' * (wrong != 1)}"] if wrong > 0 else []) + \
-        [f"{n} {fmt.status_words(s)}" for s, n in sorted(m.status_counts.items()) if s != "answered" and n]
+        [fmt.status_count(n, s) for s, n in sorted(m.status_counts.items()) if s != "answered" and n]
     return ", ".join(parts)
 
 
-def _exceptions(kinds: Sequence[KindVerdict]) -> str:
-    """ — except …: the question kinds and order sizes where another design is the pick ("" when none)."""
-    said = [f"{design} for '{k.kind}' questions on orders of {sizes}" + (f", {grounds}" if grounds else "")
+def exceptions(kinds: Sequence[KindVerdict]) -> list[str]:
+    """The question kinds and order sizes where another design is the pick, one sentence each."""
+    return [f"{design} for '{k.kind}' questions on orders of {sizes}" + (f": {grounds}" if grounds else "")
             for k in kinds for sizes, design, grounds in k.exceptions]
-    return " (but " + "; ".join(said) + ")" if said else ""
 
 
 def _sentence(summary: RunSummary, details: Sequence[ConversationDetail],
@@ -129,8 +128,9 @@ def _sentence(summary: RunSummary, details: Sequence[ConversationDetail],
         return "", "No design to prefer: no conversation of any design was answered correctly.", []
     best, rival, more_often = _pick(summary)
     kinds = kind_verdicts(view, best.design)
+    # The exceptions follow the sentence as a list of their own (Recommendation.exceptions).
     scope = f"Prefer {best.design}" + (" for every kind of question" if kinds and not any(k.exceptions for k in kinds)
-                                        else "") + _exceptions(kinds)
+                                        else " (exceptions below)" if any(k.exceptions for k in kinds) else "")
     saving = _like_for_like(summary, best.design, rival.design)
     fewer = ("" if saving is None else f"{abs(saving[0]):.1f} % {'fewer' if saving[0] >= 0 else 'more'} tokens")
     reason = _reason(summary, details, best, rival)
@@ -220,7 +220,7 @@ def _time(summary: RunSummary) -> str:
     times = ", ".join(f"{m.design} {fmt.ms(_stat(m, 'elapsedMs'))}" for m in summary.designs)
     if summary.run.is_language_model:
         return f"median per conversation: {times}."
-    return f"{times} (medians): wismo and the MCP servers, not a model (the scripted policy answers instantly)."
+    return f"{times} (medians): wismo and the MCP servers, not a model."
 
 
 def recommend(summary: RunSummary, details: Sequence[ConversationDetail], view: CrossoverView | None,
@@ -228,4 +228,4 @@ def recommend(summary: RunSummary, details: Sequence[ConversationDetail], view: 
     """The verdict card of one valid run."""
     design, sentence, kinds = _sentence(summary, details, view)
     return Recommendation(design=design, sentence=sentence, kinds=kinds,
-                          money=_money(money), time=_time(summary))
+                          money=_money(money), time=_time(summary), exceptions=exceptions(kinds))
