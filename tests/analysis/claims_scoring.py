@@ -18,11 +18,12 @@ DATA = ROOT / "tests" / "data"
 SECOND_DATASET = DATA / "second_dataset"
 THIRD_DATASET = DATA / "third_dataset"  # 4-6 line orders, a +10:00 clock; its corpus is split dev / held out
 FOURTH_DATASET = DATA / "fourth_dataset"  # 4-8 line orders, a -07:00 clock; written blind, split dev / held out
+FIFTH_DATASET = DATA / "fifth_dataset"  # 3-8 line orders, a +09:00 clock; written blind, split dev / held out
 CLAIMS_DOC = ROOT / "docs" / "claims.md"
 # The halves written blind and split off before the checker read them: whoever improves the checker must not
 # see which of their summaries it gets wrong, so scoring them yields aggregate figures only (no misses, and no
 # summary text in a failure message).
-BLIND = frozenset({"claims_third_heldout.json", "claims_fourth_heldout.json"})
+BLIND = frozenset({"claims_third_heldout.json", "claims_fourth_heldout.json", "claims_fifth_heldout.json"})
 
 
 def load_corpus(name: str) -> list[dict[str, Any]]:
@@ -58,6 +59,16 @@ def fourth_records() -> dict[str, Any]:
 def fourth_cases() -> list[dict[str, Any]]:
     """A fresh copy of the fourth dataset's cases.json."""
     return json.loads((FOURTH_DATASET / "cases.json").read_text())
+
+
+def fifth_records() -> dict[str, Any]:
+    """A fresh copy of the fifth dataset's records.json."""
+    return json.loads((FIFTH_DATASET / "records.json").read_text())
+
+
+def fifth_cases() -> list[dict[str, Any]]:
+    """A fresh copy of the fifth dataset's cases.json."""
+    return json.loads((FIFTH_DATASET / "cases.json").read_text())
 
 
 def _lookups(records: dict[str, Any] | None) -> Lookups:
