@@ -19,6 +19,7 @@ from tests.analysis.claims_scoring import (
     corpora,
     documented_rows,
     entry_findings,
+    fifth_records,
     focused_evidence,
     fourth_records,
     granular_evidence,
@@ -122,13 +123,14 @@ def _generated_records() -> dict[str, Any]:
     return generate(1)[0]
 
 
-@pytest.mark.parametrize("dataset", ["default", "renamed", "second", "third", "fourth", "generated"])
+@pytest.mark.parametrize("dataset", ["default", "renamed", "second", "third", "fourth", "fifth", "generated"])
 @pytest.mark.parametrize("gather", [focused_evidence, granular_evidence], ids=["focused", "granular"])
 def test_the_scripted_models_summaries_raise_no_finding(dataset, gather):
     records = {"default": default_records, "renamed": renamed_records, "second": second_records,
-               "third": third_records, "fourth": fourth_records, "generated": _generated_records}[dataset]()
+               "third": third_records, "fourth": fourth_records, "fifth": fifth_records,
+               "generated": _generated_records}[dataset]()
     orders = [o["orderId"] for o in records["orders"]]
-    assert len(orders) == {"second": 12, "generated": 12, "fourth": 10}.get(dataset, 7)
+    assert len(orders) == {"second": 12, "generated": 12, "fourth": 10, "fifth": 12}.get(dataset, 7)
     for order_id in orders:
         evidence = gather(order_id, records)
         summary = compose_summary(evidence, order_id, derive(evidence, order_id))
