@@ -213,6 +213,8 @@ def _resolve(text: str, start: int, end: int, skus: set[str],
     # "the standard headlamp": the one whose name is just what was said, when another adds a word to it.
     if qualifiers and qualifiers[-1].group().lower() in _PLAIN_WORDS:
         plain = [s for s in skus if [w.lower() for w in _head_words(names.get(s) or "")] == said.split()]
+        # ... or the one whose name the others only add words to ("Gyuto knife, 210 mm" beside "..., Damascus").
+        plain = plain or [s for s in skus if all(words[s] < words[o] for o in skus if o != s)]
         if len(plain) == 1:
             return start, tuple(plain), False
     if len(exact) == 1:

@@ -433,3 +433,8 @@ def test_a_date_given_to_a_state_the_records_contradict_is_not_checked_apart():
 def test_a_count_right_after_an_item_says_how_many_units():
     assert fifth("ORD-517042", "Delivered: GLS-KRK tumblers 4 of 6 (6 Mar).") == set()
     assert fifth("ORD-517042", "Delivered: GLS-KRK tumblers 6 of 6 (6 Mar).") == {("unsupported_delivery", "GLS-KRK")}
+
+
+def test_standard_names_the_item_whose_name_the_others_only_add_words_to():
+    assert fifth("ORD-517031", "The standard gyuto arrived on Monday 6 March.") == set()
+    assert fifth("ORD-517031", "The standard gyuto arrived on Tuesday 7 March.") == {("unsupported_date", "KNF-GYT210")}
