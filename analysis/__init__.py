@@ -90,7 +90,8 @@ def analyze_run(db: RunDatabase, *, details: bool = False, paired: bool = True, 
         view = crossover_view(db, money) if crossover else None
         conversations = _conversations(db, passed=True) if details else None
         return RunAnalysis(validation, summary.result(), conversations,
-                           detail_queries.findings(db) if details else None, money, view)
+                           detail_queries.findings(db) if details else None, money, view,
+                           detail_queries.unchecked(db) if details else None)
 
 
 def _conversations(db: RunDatabase, *, passed: bool) -> list[ConversationDetail] | None:

@@ -58,7 +58,16 @@ def conversations(db: RunDatabase) -> list[ConversationDetail]:
 
 def findings(db: RunDatabase) -> dict[str, list[dict[str, Any]]]:
     """conversationId -> its claim findings (empty when the run has no claims.jsonl)."""
+    return _by_conversation(db, "claim_findings.sql")
+
+
+def unchecked(db: RunDatabase) -> dict[str, list[dict[str, Any]]]:
+    """conversationId -> the claims the checker could not check on its summary: never findings, listed apart."""
+    return _by_conversation(db, "claim_unchecked.sql")
+
+
+def _by_conversation(db: RunDatabase, query: str) -> dict[str, list[dict[str, Any]]]:
     by_conversation: dict[str, list[dict[str, Any]]] = {}
-    for row in db.query_dicts("claim_findings.sql"):
+    for row in db.query_dicts(query):
         by_conversation.setdefault(row.pop("conversation_id"), []).append(row)
     return by_conversation

@@ -399,6 +399,8 @@ class RunAnalysis:
     findings: dict[str, list[dict[str, Any]]] | None = None  # conversationId -> claim findings (passed runs)
     money: RunMoney | None = None  # None unless priced
     crossover: CrossoverView | None = None  # None unless asked for
+    # conversationId -> the claims the checker could not check (passed runs): listed apart, never findings.
+    unchecked: dict[str, list[dict[str, Any]]] | None = None
 
 
 # The claim checker's finding kinds (analysis.claims): fixed names the site and the analysis group findings by,

@@ -40,7 +40,10 @@ from core.domain.evidence import Evidence
 # 4: precision first: claims about an item or date it could not resolve are "could not check" (claim_unchecked)
 # 5: carrier days on the clock's offset, weekday/range/anaphoric dates, headings over lists, qualifiers and "the other"
 #    for shared names, sized pronouns and "all three", reported order statuses held against the order record
-CHECKER_VERSION = 5
+# 6: structurally more conservative: "unmentioned" only when no word of the name or SKU appears, a role carried from
+#    an earlier cue accepts any local day of the item, an untensed weekday is read both ways, a date given to a state
+#    the records contradict is could-not-check (its state is the finding), names by head noun, brackets, shared words
+CHECKER_VERSION = 6
 
 __all__ = ["CHECKER_VERSION", "KINDS", "MEANING", "SEVERITY", "ClaimCheck", "Finding", "Unchecked", "check_claims",
            "check_summary", "findings_to_json", "unchecked_to_json"]

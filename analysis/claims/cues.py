@@ -13,6 +13,10 @@ DELIVERED = re.compile(
     # "arrived at Coventry depot" is a carrier scan; only "arrived at your door" is a delivery.
     r"\bdelivered\b|\barrived\b(?!\s+at\s+(?!your\b|you\b|home\b))|\bdropped off\b|\bsigned for\b"
     r"|\bleft at (?:your|the) (?:front |back )?(?:door|porch|doorstep|mailbox)\b"
+    # "left in your delivery box", "went into your home delivery box", "handed to you": placed with the customer.
+    r"|\b(?:left|put|placed|went)\s+(?:in|into|at|on)\s+(?:your|the)\s+(?:[\w-]+\s+){0,2}?(?:box|locker|mailbox"
+    r"|letterbox|porch|doorstep|door|mailroom|reception|step)\b|\bhanded\s+(?:over\s+)?to\s+you\b"
+    r"|\bdid\s+(?:\w+\s+)?arrive\b"
     rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b"
     r"|\b(?:reached|made it to|got to) you\b|\b(?:turned|showed) up\b"
     r"|\bcame\b(?!\s+(?:through|back|in|from|up|out|to))|\bconfirm(?:ed|s)?\s+(?:the\s+)?deliver(?:y|ed)\b"
@@ -55,6 +59,11 @@ DELAY = re.compile(
 # A delay said of a record ("the order page is running behind", "the status is lagging"): the record lags, no
 # parcel is said to be late.
 RECORD_LAGS = re.compile(r"\b(?:status|page|system|record|account|website|app|order history)\b[^.;:]{0,25}$", _I)
+# "your order page says ORD-1 was delivered", "the order says delivered": what the order record shows.
+ORDER_RECORD_SAYS = re.compile(r"\b(?:order|order page|order status|status|system|account|website|app|order history)"
+                               r"\b[^.;:]{0,30}?\b(?:says?|shows?|reads?|lists?|is marked|marked|has it)\b"
+                               r"[^.;:]{0,30}$",
+                               _I)
 LOST = re.compile(r"\b(?:lost|gone missing|went missing|stolen|misplaced)\b", _I)
 CERTAINTY = re.compile(
     r"\b(?:definitely|certainly|surely|for sure|guarantee[ds]?|rest assured|without (?:a|any) doubt|absolutely"
@@ -124,6 +133,8 @@ PAYMENT_OK = re.compile(r"\b(?:went through|gone through|came through|cleared|su
                         r"|paid|confirmed|in order|fine)\b", _I)
 # ... or it did not: the specific statuses first, then a problem of any kind.
 PAYMENT_DECLINED = re.compile(r"\b(?:declined|rejected|bounced|insufficient funds|failed|failure|unsuccessful)\b", _I)
+# "waiting on payment": the order waits for money it does not have, true of all but a captured or refunded payment.
+PAYMENT_AWAITED = re.compile(r"\b(?:waiting (?:for|on)|awaiting)\s+(?:the\s+|your\s+)?payment\b", _I)
 PAYMENT_PENDING = re.compile(r"\b(?:pending|processing|awaiting|waiting (?:for|on)|not yet (?:received|cleared)"
                              r"|yet to (?:clear|arrive)|being (?:verified|processed|checked|reviewed))\b", _I)
 PAYMENT_REFUNDED = re.compile(r"\brefund(?:ed)?\b", _I)
@@ -172,11 +183,17 @@ RESTOCK_CUE = re.compile(r"\b(?:restock\w*|new stock|back in stock|more stock|re
                          # "backordered until the 24th": the day stock comes back, not a delivery
                          r"|(?:back[- ]?order(?:ed)?|out of stock|sold out)\s+(?:until|till|to|through|into))\b", _I)
 ESTIMATE_CUE = re.compile(r"\b(?:estimat\w*|expect\w*|eta|due|scheduled|projected|anticipat\w*|on track"
-                          r"|arriv(?:e|es|ing)|deliver(?!ed)\w*|reach(?:es|ing)?|get to you|be with you|should|will"
+                          # "what did arrive" is past; "home delivery box" is a noun, no estimate
+                          r"|(?<!did )arriv(?:e|es|ing)|deliver(?:s|ing)?\b|delivery (?:on|by|date|day)\b"
+                          r"|reach(?:es|ing)?|get to you|be with you|should|will"
                            r"|follow|ships?|out for delivery)\b|['’]ll\b", _I)
 OTHER_CUE = re.compile(r"\b(?:updat\w*|scan\w*|event|checked|placed|ordered|charged|declined|failed|paid|as of"
                        r"|refund\w*|captured|authori[sz]ed|cancell?ed|processed|created|inspect\w*|held|damaged"
                        r"|record\w*|latest|last(?!\s+(?:one|two|three|four|of|pack|parcel|box|unit|item|piece)s?\b))\b",
                        _I)
+# What makes a weekday lie ahead ("due Tuesday", "will arrive Tuesday", "ETA Tuesday"); without one ("went into your
+# box on Tuesday") the weekday may be the last one as well as the next.
+FUTURE_MARKER = re.compile(r"\b(?:will|shall|should|due|expect\w*|estimat\w*|eta|scheduled|projected|anticipat\w*"
+                           r"|on track|arriving|arrives|coming|next|by|until|till|tomorrow)\b|['’]ll\b", _I)
 BY_DATE = re.compile(r"\b(?:by|before|no later than)\s+(?:the\s+)?$", _I)
 NEAR_WORDS = 6  # a promise or restock cue this many words before a date decides how the date is presented

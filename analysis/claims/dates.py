@@ -13,6 +13,7 @@ from analysis.claims.cues import (
     DELIVERED,
     ESTIMATE_BY_PROMISE,
     ESTIMATE_CUE,
+    FUTURE_MARKER,
     NEAR_WORDS,
     OTHER_CUE,
     OWN_VERB,
@@ -29,6 +30,7 @@ from analysis.claims.text import (
     resolve_past,
     resolve_relative,
     stance,
+    weekday_index,
 )
 
 # "won't be with you until tomorrow": a date after "until" in a denial is when the item is said to come.
@@ -113,6 +115,7 @@ class DateChecks:
             context, cue = self._date_context(clause, lo, d.start)
             own = context != "none"  # a cue of its own, not one carried from an earlier date of the sentence
             past_day = False
+            either: tuple[tuple[int, int, int], ...] = ()  # the past reading of a weekday whose tense is not said
             context = self.date_context if context == "none" else context
             if _NOT_UNTIL.search(text, 0, d.start - clause.span.start):
                 how, context = "future", "estimate"
@@ -154,6 +157,11 @@ class DateChecks:
                 if how not in ("plain", "reported", "future", "certain_future") or context != "estimate" \
                         or is_past_day(label):
                     continue  # "if it ships tomorrow", "left last night": nothing to hold it against
+                if how not in ("future", "certain_future") and weekday_index(label.split()[-1]) is not None \
+                        and not FUTURE_MARKER.search(self.summary, clause.span.start, d.start) \
+                        and not FUTURE_MARKER.match(label):
+                    # "went into your box on Tuesday": nothing says the weekday lies ahead; the last one may be meant.
+                    either = resolve_past(label, self.facts.clock)
                 day = resolve_relative(label, self.facts.clock)
                 if day:
                     d = DateMention(d.start, d.end, "calendar", (day,))
@@ -180,6 +188,13 @@ class DateChecks:
             if past_day:
                 # Only a day wrong for an item that was delivered: one never delivered has its delivery finding.
                 failing = [i for i in failing if i.delivered_days]
+            if either:
+                failing = [i for i in failing if not any(f"{y:04d}-{m:02d}-{x:02d}" in i.any_days()
+                                                         for y, m, x in either)]
+            if not own and not past_day:
+                # Precision first: a role carried from an earlier cue ("All delivered: the axe on 8 September, ...")
+                # is not resolved for this date; it is wrong only if it is none of the item's days in any role.
+                failing = [i for i in failing if not any(d.matches(x) for x in i.any_days())]
             out["flagged"].update(i.sku for i in failing)
             for item in failing if not as_whole else []:
                 self._add("unsupported_date", item.sku, clause, *span, self._date_evidence(label, d, context, item))

@@ -31,6 +31,13 @@ class ItemFacts:
     lost: bool
     missing: tuple[str, ...]  # "kind:ID" refs of unretrievable evidence about this item
     notes: tuple[str, ...]  # the item's records in words, naming their IDs
+    # Every day its carrier events were stamped, on the clock's offset and in the carrier's own: a date whose role
+    # was not resolved only needs to be one of the item's days, in any role.
+    event_days: tuple[str, ...] = ()
+
+    def any_days(self) -> set[str]:
+        """The item's days in any role: delivered, estimated, restocked or a carrier event."""
+        return {*self.delivered_days, *self.estimates, *self.restock_days, *self.event_days}
 
 
 @dataclass(frozen=True)
@@ -212,7 +219,10 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
             or any(r.get("status") == "fulfilled" for r in reservations)
             or order.get("status") in _SHIPPED_ORDER_STATUSES,
             lost=any(_says_lost(t) for t in available),
-            missing=missing, notes=tuple(notes)))
+            missing=missing, notes=tuple(notes),
+            # On the clock's offset only: "Tuesday" for a UPS stamp of Monday 21:30 local is the UTC day, a wrong day.
+            event_days=tuple(sorted({d for t in available if (d := _local_day((t.get("latestEvent") or {}).get("at"),
+                                                                              zone))}))))
     order_missing = tuple(ref for ref in derived.missingEvidence if owner.get(ref) is None)
     checked = [d for t in found["tracking"] if (d := _day(t.get("checkedAt")))]
     if payment is None:

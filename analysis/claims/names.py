@@ -65,8 +65,11 @@ def _word_pattern(word: str, last: bool) -> str:
     return f"{core}s?"
 
 
-def _phrase(words: list[str]) -> str:
-    return r"[-\s,]+".join(_word_pattern(w, j == len(words) - 1) for j, w in enumerate(words))
+def _phrase(words: list[str], *, commas: bool = False) -> str:
+    """Words in a row; a comma between them only for a full name that has one ("Hub tent, 4-person"), so that a
+    list ("the hub tent, footprint") is not read as another item's name ("Tent footprint")."""
+    gap = r"[-\s,]+" if commas else r"[-\s]+"
+    return gap.join(_word_pattern(w, j == len(words) - 1) for j, w in enumerate(words))
 
 
 def _can_stand_alone(word: str, *, shortest: int = 3) -> bool:
@@ -74,14 +77,19 @@ def _can_stand_alone(word: str, *, shortest: int = 3) -> bool:
     return word.lower() not in _GENERIC_WORDS and len(word) >= shortest and bool(letters_only)
 
 
+# "Glass lid for enamel stockpot": what follows "for"/"with" is the complement, not the thing itself (a lid).
+_COMPLEMENT = re.compile(r"\s+(?:for|with|to fit)\s+", _FLAGS)
+
+
 def _head_words(name: str) -> list[str]:
-    return _WORD.findall(_QUALIFIER.split(name, maxsplit=1)[0])
+    head = _QUALIFIER.split(name, maxsplit=1)[0]
+    return _WORD.findall(_COMPLEMENT.split(head, maxsplit=1)[0])
 
 
 def _name_patterns(name: str) -> list[str]:
     """The full name, every run of two or more head-part words, and the head part's last word."""
     words, head = _WORD.findall(name), _head_words(name)
-    patterns = [_phrase(words)] if words else []
+    patterns = [_phrase(words, commas=True)] if words else []
     for i in range(len(head)):
         for j in range(i + 2, len(head) + 1):
             patterns.append(_phrase(head[i:j]))
@@ -112,10 +120,41 @@ def _modifiers(items: list[tuple[str, str | None]]) -> dict[str, str]:
     return {word: next(iter(skus)) for word, skus in owners.items() if len(skus) == 1 and word not in lasts}
 
 
+def _shared_modifiers(items: list[tuple[str, str | None]]) -> dict[str, set[str]]:
+    """Words of several items' head parts that are none's last word ("gyuto" of two gyuto knives): a shared name,
+    resolved like any other by a qualifier, an SKU or the item named before."""
+    owners: dict[str, set[str]] = {}
+    for sku, name in items:
+        for word in (_head_words(name) if name else [])[:-1]:
+            if _can_stand_alone(word, shortest=4):
+                owners.setdefault(word.lower(), set()).add(sku)
+    lasts = {_stand_in(_head_words(name)).lower() for _, name in items if name}
+    return {word: skus for word, skus in owners.items() if len(skus) > 1 and word not in lasts}
+
+
+# A verb right after a bare modifier makes it the head of its phrase: "the noren arrives", "the Damascus gyuto passed".
+_VERB_AFTER = re.compile(r"^\s+(?:[a-z]{2,}(?:ed|es|ing)|[a-z]{3,}s|went|came|left|got|made|took|sent)\b")
+
+
+def _heads_phrase(text: str, end: int, name_words: set[str]) -> bool:
+    """Whether the word ending at `end` heads its phrase: punctuation, a function word or a verb after it."""
+    if _AFTER_HEAD.match(text[end:]):
+        return True
+    verb = _VERB_AFTER.match(text[end:])
+    return verb is not None and verb.group().strip().lower() not in name_words
+
+
 # Where the phrase before a name begins (punctuation, a bullet, "and"): a qualifier is one of its last three words.
 _PHRASE_EDGE = re.compile(r"[.,;:!?()+&\n•*–—]|\s-\s|\band\b|\bor\b|\bwith\b", _FLAGS)
 # "the 300-lumen one", "the long one": a word of one item's name standing for it with "one".
 _ONE_OF = re.compile(r"\b(?:the|your|my)\s+((?:[\w'’]+[-\s]){0,2}?[\w'’]+)\s+ones?\b", _FLAGS)
+# A one-word name after a word of parcels and post ("parcel box", "delivery box") is that container, unless the word is
+# of the item's own name.
+_CONTAINER_BEFORE = re.compile(r"\b(parcel|delivery|post|postal|mail|letter|shipping|cardboard|outer|package|courier"
+                               r"|storage|home|locker|drop)[ \t]+$", _FLAGS)
+# A shared word names its items after a determiner, perhaps with a qualifier between ("the Damascus gyuto").
+_BEFORE_SHARED = re.compile(r"\b(?:the|your|my|our|both|two|three|four|this|that|these|those)\s+(?:[\w'’-]+\s+){0,2}$",
+                            _FLAGS)
 _OTHER_BEFORE = re.compile(r"\b(?:the|your)\s+(?:other|second|remaining)\s+$", _FLAGS)
 # "the first lamp": one unit of an item ordered several times ("the other lamp" is the unit not yet spoken of: no
 # count, so that "the other lamp arrived" is held against every unit).
@@ -127,7 +166,7 @@ _PLACE_BEFORE = re.compile(r"\b(?:at|in|via|through|from|into|reached|left|to)\s
                            r"[\w'’-]+['’]s)\s+)?(?:[\w-]+\s+){0,2}$", _FLAGS)
 _ALL_OF = re.compile(r"\b(?:both|all|all three|the two|the three|two|three|four|each of the|either|neither)\s+"
                      r"(?:of\s+)?(?:the\s+|your\s+)?$", _FLAGS)
-_SKU_AFTER = re.compile(r"\s*\(?\s*([A-Z0-9][A-Z0-9-]*[A-Z0-9])\b")
+_SKU_AFTER = re.compile(r"\s*[(\[]?\s*([A-Z0-9][A-Z0-9-]*[A-Z0-9])\b")
 
 
 def _in_carrier_event(text: str, start: int, end: int, carrier_text: tuple[str, ...]) -> bool:
@@ -174,6 +213,8 @@ def _resolve(text: str, start: int, end: int, skus: set[str],
     # "the standard headlamp": the one whose name is just what was said, when another adds a word to it.
     if qualifiers and qualifiers[-1].group().lower() in _PLAIN_WORDS:
         plain = [s for s in skus if [w.lower() for w in _head_words(names.get(s) or "")] == said.split()]
+        # ... or the one whose name the others only add words to ("Gyuto knife, 210 mm" beside "..., Damascus").
+        plain = plain or [s for s in skus if all(words[s] < words[o] for o in skus if o != s)]
         if len(plain) == 1:
             return start, tuple(plain), False
     if len(exact) == 1:
@@ -195,13 +236,30 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
                 found.setdefault((m.start(), m.end()), set()).add(sku)
                 if pattern != re.escape(sku) and not re.search(r"\s", m.group()):
                     one_word.add((m.start(), m.end()))
+    name_words = {w.lower() for _, name in items for w in _WORD.findall(name or "")}
+    names_of = dict(items)
     for word, sku in _modifiers(items).items():
         for m in re.finditer(rf"(?<![\w-]){_word_pattern(word, True)}(?![\w-])", text, _FLAGS):
-            if _BEFORE_HEAD.search(text, 0, m.start()) and _AFTER_HEAD.match(text[m.end():]):
+            if _BEFORE_HEAD.search(text, 0, m.start()) and _heads_phrase(text, m.end(), name_words):
                 found.setdefault((m.start(), m.end()), set()).add(sku)
+                one_word.add((m.start(), m.end()))
+    for word, skus in _shared_modifiers(items).items():
+        for m in re.finditer(rf"(?<![\w-]){_word_pattern(word, True)}(?![\w-])", text, _FLAGS):
+            if _BEFORE_SHARED.search(text, 0, m.start()) and _heads_phrase(text, m.end(), name_words):
+                found.setdefault((m.start(), m.end()), set()).update(skus)
                 one_word.add((m.start(), m.end()))
     for span in [s for s in one_word if _in_carrier_event(text, *s, carrier_text)]:
         del found[span]
+    for span in [s for s in one_word if s in found]:
+        container = _CONTAINER_BEFORE.search(text, 0, span[0])
+        own = {w.lower() for sku in found[span] for w in _WORD.findall(names_of.get(sku) or "")}
+        if container and container[1].lower() not in own:
+            del found[span]  # "your parcel box", "the delivery box": a container, not the bento box ordered
+    for span in sorted(one_word):
+        # "the stockpot lid": a one-word name right before another item's one-word name modifies it.
+        after = next((o for o in one_word if o in found and re.fullmatch(r"[ \t]+", text[span[1]:o[0]])), None)
+        if span in found and after is not None and not found[span] & found[after]:
+            del found[span]
     owners: dict[str, set[str]] = {}
     for sku, name in items:
         for word in re.findall(r"[^\W_]+", name or ""):
@@ -245,7 +303,7 @@ _COUNT = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|te
 _COUNT_WINDOW = 5  # words before a mention that can state how many of it: "two of the four mesh office chairs"
 
 
-_AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?::\s*|\()(\d{1,3}|one|two|three|four|five|six) of "
+_AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?::\s*|\(|(?<=\s))(\d{1,3}|one|two|three|four|five|six) of "
                           r"(?:the |your )?(?:\d{1,3}|one|two|three|four|five|six"
                           r"|seven|eight|nine|ten|eleven|twelve)\b", _FLAGS)
 _HALF = re.compile(r"\bhalf\s+(?:of\s+)?(?:the|your|my)?\s*$", _FLAGS)
@@ -275,3 +333,20 @@ def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | N
 
 def _number(value: str) -> int:
     return int(value) if value.isdigit() else _NUMBERS[value.lower()]
+
+
+def plausibly_named(text: str, sku: str, name: str | None, mentions: list[Mention]) -> bool:
+    """Whether a word of the item's name (its head part or a word in brackets: "the saya", "the donabe") or of its
+    SKU code appears outside another item's name: then the item may be meant, and "unmentioned" is not sure."""
+    head = _head_words(name) if name else []
+    bracketed = [w for part in re.findall(r"\(([^()]*)\)", name or "") for w in _WORD.findall(part)]
+    head += _WORD.findall(_QUALIFIER.split(name or "", maxsplit=1)[0])  # the complement too ("lid for ... pot")
+    words = {w.lower() for w in head + bracketed if _can_stand_alone(w, shortest=4)}
+    words |= {part.lower() for part in sku.split("-") if len(part) >= 3 and re.search(r"[A-Za-z]", part)}
+    elsewhere = [(m.start, m.end) for m in mentions if sku not in m.skus]
+    for word in words:
+        for m in re.finditer(rf"(?<![\w-]){_word_pattern(word, True)}(?![\w-])", text, _FLAGS):
+            if not any(start <= m.start() < end for start, end in elsewhere):
+                return True
+    return False
+

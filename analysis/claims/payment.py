@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from analysis.claims.cues import (
+    PAYMENT_AWAITED,
     PAYMENT_DECLINED,
     PAYMENT_HELD,
     PAYMENT_OK,
@@ -24,6 +25,7 @@ SUPPORTED_BY = {
     "went through": _OK_STATUSES,
     "declined": ("authorization_failed",),
     "pending": ("pending",),
+    "awaited": ("pending", "authorization_failed", "authorized"),
     "refunded": ("refunded",),
     "did not go through": ("pending", "authorization_failed", "refunded"),
     "held": ("authorized", "pending", "authorization_failed"),
@@ -31,7 +33,10 @@ SUPPORTED_BY = {
 }
 _NEGATED_TO = {"went through": "did not go through", "did not go through": "went through",
                "declined": "went through", "pending": "went through", "refunded": "went through",
-               "held": "went through", "not taken": "went through"}
+               "held": "went through", "not taken": "went through", "awaited": "went through"}
+
+
+_OFFERED = re.compile(r"\b(?:a|an|or|offer|arrange|about)\s+$", re.I)
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,8 @@ def payment_claims(text: str) -> Iterator[PaymentClaim]:
     """The asserted statements about the payment in one clause (none unless the clause is about a payment)."""
     if not PAYMENT_SUBJECT.search(text):
         return
-    cues: list[tuple[re.Pattern[str], str]] = [(PAYMENT_DECLINED, "declined"), (PAYMENT_PENDING, "pending"),
+    cues: list[tuple[re.Pattern[str], str]] = [(PAYMENT_AWAITED, "awaited"), (PAYMENT_DECLINED, "declined"),
+                                               (PAYMENT_PENDING, "pending"),
                                                (PAYMENT_REFUNDED, "refunded"), (PAYMENT_HELD, "held"),
                                                (PAYMENT_PROBLEM, "did not go through"), (PAYMENT_OK, "went through")]
     taken: list[tuple[int, int]] = []
@@ -55,6 +61,8 @@ def payment_claims(text: str) -> Iterator[PaymentClaim]:
         for m in cue.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue  # "didn't go through" is one statement, not also a "went through"
+            if says == "refunded" and _OFFERED.search(text, 0, m.start()) and m.group().lower() == "refund":
+                continue  # "we'll arrange a replacement or a refund": a refund offered, not the payment's status
             how = stance(text, m.start())
             if how == "negated":
                 says_now = _NEGATED_TO[says]

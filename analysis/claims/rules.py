@@ -21,6 +21,7 @@ from analysis.claims.cues import (
     GAP_ADMITTED,
     LOST,
     ONE_OF_THEM,
+    ORDER_RECORD_SAYS,
     ORDINAL_PART,
     OUTSTANDING,
     OWN_VERB,
@@ -41,7 +42,7 @@ from analysis.claims.cues import (
 from analysis.claims.dates import DateChecks
 from analysis.claims.facts import ItemFacts, OrderFacts
 from analysis.claims.finding import SEVERITY, Finding, Unchecked
-from analysis.claims.names import Mention, item_mentions, stated_count
+from analysis.claims.names import Mention, item_mentions, plausibly_named, stated_count
 from analysis.claims.payment import payment_claims, supported
 from analysis.claims.sections import section_headings
 from analysis.claims.text import VAGUE_TIME, DateMention, Span, clauses, date_mentions, sentences, stance
@@ -260,6 +261,12 @@ class Checker(DateChecks):
                     pending_unsure = pending_unsure or self._unsure(span.start, span.end)
                     seen.update(named)
                     continue
+                if pending and last is not None and not last.whole and re.match(r"\W*(?:which|who)\b", text, re.I) \
+                        and re.match(r"\W*(?:and|or|nor)\b", self.summary[spans[index - 1].start:], re.I):
+                    # "no tracking for the rice cooker or the other two bowls, which Sagawa is handling": the tail of
+                    # the claim before, which the relative clause then describes.
+                    self._check_clause(Clause(last.span, sentence, tuple(pending), False, counts=pending_counts,
+                                              unsure=pending_unsure))
                 unsure = pending_unsure if pending else ""
                 named = pending + [s for s in named if s not in pending]
                 pending, pending_counts, pending_unsure = [], {}, ""
@@ -328,7 +335,19 @@ class Checker(DateChecks):
                 sentence_groups.append(tuple(pending))
             groups = list(dict.fromkeys(sentence_groups))
         self._check_absences()
+        self._dates_of_wrong_states()
         return sorted(self.findings, key=lambda f: (f.start, f.kind, f.sku or ""))
+
+    def _dates_of_wrong_states(self) -> None:
+        """A date given to a state the records contradict ("delivered on 9 June" for an item not delivered, "out for
+        delivery today" for one delivered) has no record to be checked against: the state is the finding, the date
+        could not be checked (one wrong claim, one finding)."""
+        states = {(f.sku, f.sentence) for f in self.findings
+                  if f.kind in ("unsupported_delivery", "contradicted_outstanding") and f.sku}
+        for f in [f for f in self.findings if f.kind == "unsupported_date" and (f.sku, f.sentence) in states]:
+            self.findings.remove(f)
+            self.unchecked.append(Unchecked(f.kind, f.sentence, f.claim, f"the date is given to a state the records "
+                                            f"contradict for {f.sku}: that state is the finding", f.start, f.end))
 
     # --- the checks --------------------------------------------------------------------------------
 
@@ -366,6 +385,8 @@ class Checker(DateChecks):
                     continue  # "your order shows as delivered when it isn't all there": the gap is the point
                 if how == "reported" and clause.whole and self.facts.order_status == "delivered":
                     continue  # "the order shows 'delivered'": true of the order record, which is what it reports
+                if ORDER_RECORD_SAYS.search(text, 0, m.start()) and self.facts.order_status == "delivered":
+                    continue  # "your order page says ORD-1 was delivered: ...": the record's status, whatever follows
                 failing = [i for i in items if not i.delivered
                            and not (clause.counts.get(i.sku) and i.delivered_quantity >= clause.counts[i.sku])]
                 if clause.partial and len(failing) < len(items):
@@ -480,7 +501,8 @@ class Checker(DateChecks):
                 self._add("unacknowledged_missing_evidence", item.sku, clause, first.start if first else 0,
                           first.end if first else 0,
                           "; ".join(self.facts.missing_notes[r] for r in item.missing) + " — never acknowledged")
-            if item.sku not in mentioned:
+            if item.sku not in mentioned and not plausibly_named(self.summary, item.sku, item.name, self.mentions):
+                # Precision first: "the Iga donabe", "the saya" may name it though no rule resolved them.
                 self._add("unmentioned_sku", item.sku, None, 0, 0,
                           f"{self.facts.order_id} lists {item.sku}"
                           + (f" ({item.name})" if item.name else "") + f" × {item.quantity}")

@@ -10,7 +10,8 @@ _FLAGS = re.I
 
 # --- sentences and clauses -------------------------------------------------------------------------
 
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|\n+")
+# A bullet or a middle dot between entries on one line ("delivered Sep 14 · Rechargeable headlamp: ...") ends one too.
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|\n+|[ \t]+[·•|][ \t]+")
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "no", "vs", "etc", "e.g", "i.e", "approx", "inc", "ltd", "co"}
 # A month or weekday shortened with a full stop ends the sentence unless a day or lower-case word follows it:
 # "due 21 Sep. Table: ..." ends there; "Sep. 21" and "Wed. afternoon" do not.
@@ -54,7 +55,7 @@ def sentences(text: str) -> list[Span]:
         if abbreviation in _ABBREVIATIONS or (abbreviation in _DATE_ABBREVIATIONS
                                               and re.match(r"[ \t]+[\da-z]", text[m.end():])):
             continue
-        span = _trimmed(text, start, m.end())
+        span = _trimmed(text, start, m.start() if m.group().strip() in "·•|" else m.end())  # not the bullet
         if span:
             spans.append(span)
         start = m.end()
@@ -113,6 +114,12 @@ _DAY_RANGE = re.compile(rf"\b(?:(between)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?(1)\s
                         rf"(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+(\d{{4}})\b)?", _FLAGS)
 _MONTH_RANGE = re.compile(rf"\b(?:(between)\s+)?{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?(1)\s+and\s+|{_RANGE_LINK})"
                           rf"(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?::|am|pm|%|/))(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+# Days listed before one month: "14 and 16 Sep", "Sep 14 and 16", "3, 4 and 6 March": any of them.
+_DAY_LIST = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?((?:,\s*\d{{1,2}}(?:st|nd|rd|th)?)*)\s+(?:and|&)\s+(\d{{1,2}})"
+                       rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+_MONTH_LIST = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?((?:,\s*\d{{1,2}}(?:st|nd|rd|th)?)*)"
+                         rf"\s+(?:and|&)\s+"
+                         rf"(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?::|am|pm|%|/|{_MONTH}))(?:,?\s+(\d{{4}})\b)?", _FLAGS)
 # Two dates of their own joined as a range: "Friday or Monday", "between 20 September and 2 October".
 RANGE_BETWEEN = re.compile(rf"^{_RANGE_LINK}(?:the\s+|on\s+)?$", _FLAGS)
 _NUMERIC = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])")
@@ -134,7 +141,9 @@ _ANAPHORIC_DATE = re.compile(r"\b(?:the\s+(?:day|evening|morning|afternoon)\s+(?
                              r"(?:later|earlier|before|after))\b"
                              rf"(?!\s+(?:than|the|your|our|its|their|this|that|yesterday|today|tomorrow|\d|{_MONTH}\b"
                              rf"|{_WEEKDAY}))", _FLAGS)
-VAGUE_TIME = re.compile(r"\b(?:soon|shortly|any day now|in no time|right away|quickly|imminently|very soon)\b", _FLAGS)
+# "as soon as they arrive" is a condition, not a vague time.
+VAGUE_TIME = re.compile(r"\b(?:(?<!as )soon(?!\s+as\b)|shortly|any day now|in no time|right away|quickly|imminently"
+                        r"|very soon)\b", _FLAGS)
 _PROMISED_PHRASE = re.compile(rf"\b(?:the|your|its|their)\s+(?:original(?:ly)?\s+)?promised\s+(?:delivery\s+)?date\b"
                               rf"(?!\s*(?:of|,|:|\(|was|is)?\s*(?:\d|{_MONTH}\b))", _FLAGS)
 
@@ -256,6 +265,17 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
         if 1 <= int(m[3]) < int(m[4]) <= 31:
             add(DateMention(m.start(), m.end(), "calendar",
                             tuple((year, month, d) for d in range(int(m[3]), int(m[4]) + 1))))
+    # after the ranges: "between 8 and 13 September" is every day between, not two days
+    for m in _DAY_LIST.finditer(text, start, end):
+        year, month = _year(m[5]), _MONTHS[m[4][:3].lower()]
+        days = [int(m[1]), *(int(x) for x in re.findall(r"\d+", m[2])), int(m[3])]
+        if all(1 <= x <= 31 for x in days):
+            add(DateMention(m.start(), m.end(), "calendar", tuple((year, month, x) for x in days)))
+    for m in _MONTH_LIST.finditer(text, start, end):
+        year, month = _year(m[5]), _MONTHS[m[1][:3].lower()]
+        days = [int(m[2]), *(int(x) for x in re.findall(r"\d+", m[3])), int(m[4])]
+        if all(1 <= x <= 31 for x in days):
+            add(DateMention(m.start(), m.end(), "calendar", tuple((year, month, x) for x in days)))
     for m in _ISO.finditer(text, start, end):
         add(DateMention(m.start(), m.end(), "calendar", ((int(m[1]), int(m[2]), int(m[3])),)))
     for m in _MONTH_DAY.finditer(text, start, end):

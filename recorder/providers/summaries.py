@@ -94,8 +94,16 @@ def _sentence_for(item: dict[str, Any], order: dict[str, Any], evidence: Evidenc
         status = payment.get("status", "").replace("_", " ")
         return (f"Your {label} {has} not shipped because the payment status is {status}{reason}; "
                 f"{it} can ship once the payment goes through.{gap}")
+    outstanding = [t for t in available if t.get("status") != "delivered"]
+    if available and not outstanding and unavailable:
+        # Some units delivered, the rest in a parcel whose tracking is down: say so, not "on the way" with the
+        # delivered parcel's event.
+        rest = item.get("quantity", 1) - _delivered_units(tracking)
+        return (f"{_delivered_part(item, tracking)}I can't confirm where the other {rest} {'are' if rest > 1 else 'is'}"
+                f" or when {'they' if rest > 1 else 'it'} will arrive because the carrier's tracking "
+                f"({unavailable[-1]['trackingId']}) is unavailable right now.")
     if available:
-        shipment = available[-1]
+        shipment = (outstanding or available)[-1]
         event = (shipment.get("latestEvent") or {}).get("description")
         part = _delivered_part(item, tracking)
         rest = item.get("quantity", 1) - _delivered_units(tracking)

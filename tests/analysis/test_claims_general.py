@@ -13,7 +13,7 @@ import pytest
 from analysis.claims import check_claims
 from analysis.claims.names import item_mentions
 from analysis.claims.text import date_mentions, sentences
-from tests.analysis.claims_scoring import focused_evidence, fourth_records, kinds, third_records
+from tests.analysis.claims_scoring import fifth_records, focused_evidence, fourth_records, kinds, third_records
 
 FOURTH = fourth_records()  # clock Thursday 2027-09-16 18:20 at -07:00 (already Friday in UTC)
 THIRD = third_records()  # clock Thursday 2027-06-10 08:15 at +10:00
@@ -283,3 +283,158 @@ def test_missing_tracking_admitted_in_other_words_is_acknowledged(admission):
     assert "unacknowledged_missing_evidence" not in {f.kind for f in result.findings}
     silent = check_claims("The lantern is fine.", focused_evidence("ORD-3310453", FOURTH), "ORD-3310453")
     assert ("unacknowledged_missing_evidence", "LTR-CAMP") in kinds(silent.findings)
+
+
+# --- checker v6: precision first on names, dates and states (issue 24, third round) -----------------------------
+# Sentences written for each rule over the fifth dataset's records (clock Thursday 2028-03-09 08:15 at +09:00, still
+# Wednesday in UTC); none is a corpus sentence.
+
+FIFTH = fifth_records()
+
+
+def fifth(order_id: str, summary: str) -> set[tuple[str, str | None]]:
+    return found(order_id, summary, FIFTH)
+
+
+def test_an_sku_in_square_brackets_names_its_item():
+    assert fifth("ORD-517031", "The gyuto [KNF-GYT210] was delivered on 6 March.") == set()
+    assert fifth("ORD-517031", "The gyuto [KNF-GYT210-D] was delivered on 6 March.") == {
+        ("unsupported_delivery", "KNF-GYT210-D")}
+
+
+def test_what_follows_for_in_a_name_is_its_complement_and_a_name_before_another_modifies_it():
+    # "Glass lid for enamel stockpot" is a lid: "the enamel stockpot" is the pot alone, "the stockpot lid" the lid.
+    assert fifth("ORD-517038", "The enamel stockpot arrived on 5 March; the stockpot lid is still in transit.") == set()
+    assert fifth("ORD-517038", "The stockpot lid arrived on 5 March.") == {
+        ("unsupported_delivery", "POT-ENM20-LID")}
+
+
+def test_a_comma_joins_words_of_a_name_only_in_the_full_name_not_in_a_list():
+    text = "The hub tent, footprint and both headlamps have been delivered."
+    [tent, footprint, _] = item_mentions(text, [("TNT-HUB4", "Hub tent, 4-person"),
+                                                ("TNT-HUB4-FP", "Tent footprint, 4-person"),
+                                                ("LAMP-HD", "Headlamp, 300 lumen"),
+                                                ("LAMP-HD-RC", "Rechargeable headlamp, 450 lumen")])
+    assert (text[tent.start:tent.end], tent.skus) == ("hub tent", ("TNT-HUB4",))
+    assert footprint.skus == ("TNT-HUB4-FP",)
+    assert found("ORD-3310455", "The hub tent, footprint and chairs have been delivered.") == {
+        ("unsupported_delivery", "CHR-CAMP")}
+
+
+def test_a_word_several_names_share_is_a_shared_name_resolved_by_its_qualifier():
+    assert fifth("ORD-517031", "The Damascus gyuto is in transit with Sagawa.") == set()
+    assert fifth("ORD-517031", "The Damascus gyuto was delivered on Monday.") == {
+        ("unsupported_delivery", "KNF-GYT210-D")}
+    # Both are 210 mm: which one is not said, so the delivery could not be checked.
+    assert unchecked("ORD-517031", "The 210 mm gyuto was delivered on Monday.", FIFTH) == ["unsupported_delivery"]
+
+
+def test_a_word_only_one_name_has_names_it_before_a_verb():
+    assert fifth("ORD-517042", "The noren arrives tomorrow.") == set()
+    assert fifth("ORD-517042", "The noren arrives today.") == {("unsupported_date", "NRN-IND")}
+
+
+def test_an_item_a_word_of_its_name_may_stand_for_is_not_unmentioned():
+    result = check_claims("The Iga donabe was damaged in transit and is on its way back to us.",
+                          focused_evidence("ORD-517033", FIFTH), "ORD-517033")
+    unmentioned = {f.sku for f in result.findings if f.kind == "unmentioned_sku"}
+    assert "DNB-IGA3" not in unmentioned
+    assert {"BWL-RMN", "SHM-BMB", "STM-BMB21", "MAT-SLC"} <= unmentioned  # the others are still missing
+    # A word inside another item's name does not count: "stockpot" of "the enamel stockpot" is not the lid's.
+    lid = check_claims("The enamel stockpot arrived on 5 March.", focused_evidence("ORD-517038", FIFTH), "ORD-517038")
+    assert ("unmentioned_sku", "POT-ENM20-LID") in kinds(lid.findings)
+
+
+@pytest.mark.parametrize("placed", ["went into your home delivery box", "were left in your parcel box",
+                                    "were handed to you"])
+def test_placed_with_the_customer_is_a_delivery_and_a_delivery_box_is_no_estimate(placed):
+    assert fifth("ORD-517031", f"Two of the three whetstones {placed} on Tuesday.") == set()
+    assert fifth("ORD-517031", f"Both bento boxes {placed} on Tuesday.") == {("unsupported_delivery", "BNT-2T")}
+
+
+def test_what_did_arrive_is_past():
+    assert fifth("ORD-517038", "What did arrive: the enamel stockpot and the pot holders (both Sunday).") == set()
+    assert fifth("ORD-517038", "What did arrive: the enamel stockpot and the pot holders (both Monday).") == {
+        ("unsupported_date", "POT-ENM20"), ("unsupported_date", "HLD-HMP")}
+
+
+def test_a_weekday_nothing_places_ahead_may_be_the_last_one():
+    # "reach you on Tuesday": no will, due or ETA, so last Tuesday (7 March, a delivery) is a reading.
+    assert fifth("ORD-517031", "Two of the whetstones reach you on Tuesday.") == set()
+    assert fifth("ORD-517031", "The bento boxes reach you on Tuesday.") == {
+        ("unsupported_date", "BNT-2T")}
+
+
+def test_days_listed_before_one_month_are_any_of_them():
+    text = "delivered 14 and 16 Sep, or Sep 3, 4 and 6"
+    assert [m.candidates for m in date_mentions(text, 0, len(text))] == [
+        ((None, 9, 14), (None, 9, 16)), ((None, 9, 3), (None, 9, 4), (None, 9, 6))]
+    assert found("ORD-3310455", "Both headlamps delivered 14 and 16 Sep.") == set()
+    assert found("ORD-3310455", "Both headlamps delivered 14 and 15 Sep.") == {("unsupported_date", "LAMP-HD-RC")}
+
+
+def test_a_bullet_or_middle_dot_between_entries_ends_a_sentence():
+    text = "Headlamp: delivered Sep 14 · Rechargeable headlamp: delivered Sep 16"
+    assert [text[s.start:s.end] for s in sentences(text)] == [
+        "Headlamp: delivered Sep 14", "Rechargeable headlamp: delivered Sep 16"]
+    assert found("ORD-3310455", text) == set()
+    assert found("ORD-3310455", text.replace("Sep 16", "Sep 15")) == {("unsupported_date", "LAMP-HD-RC")}
+
+
+def test_what_the_order_page_says_is_the_order_record_whatever_list_follows():
+    text = "Your order page says {order} was delivered, but not all of it: the GPS unit is still on its way."
+    assert found("ORD-3310460", text.format(order="ORD-3310460")) == set()  # the record does say delivered
+    flagged = found("ORD-3310455", "Your order page says ORD-3310455 was delivered: the chairs and table too.")
+    assert {("unsupported_delivery", "CHR-CAMP"), ("unsupported_delivery", "TBL-ROLL")} <= flagged
+
+
+def test_as_soon_as_is_no_vague_time():
+    assert fifth("ORD-517042", "The linen aprons are backordered; we will ship them as soon as stock arrives.") == set()
+    assert fifth("ORD-517042", "The linen aprons are backordered but will ship soon.") == {
+        ("unwarranted_certainty", "APR-LNN")}
+
+
+def test_a_refund_offered_is_no_payment_status():
+    text = "The donabe was damaged in transit, so we'll be in touch about a replacement or a refund."
+    assert fifth("ORD-517033", text) == set()
+    assert fifth("ORD-517033", "The donabe was damaged in transit and your payment has been refunded.") == {
+        ("unsupported_payment", None)}
+
+
+def test_waiting_on_payment_is_true_of_a_declined_card_not_of_a_captured_payment():
+    assert fifth("ORD-517041", "The takoyaki plate is reserved, waiting on payment.") == set()
+    assert fifth("ORD-517031", "The bento boxes are reserved, waiting on payment.") == {("unsupported_payment", None)}
+
+
+def test_a_list_tail_before_a_relative_clause_belongs_to_the_claim_before_it():
+    with_tail = check_claims("There's no tracking available for the rice cooker or the other two bowls, which Sagawa "
+                             "is handling.", focused_evidence("ORD-517037", FIFTH), "ORD-517037")
+    assert ("unacknowledged_missing_evidence", "BWL-CHW") not in kinds(with_tail.findings)
+    apart = check_claims("There's no tracking available for the rice cooker. The other two bowls are with Sagawa.",
+                         focused_evidence("ORD-517037", FIFTH), "ORD-517037")
+    assert ("unacknowledged_missing_evidence", "BWL-CHW") in kinds(apart.findings)
+
+
+def test_a_carried_delivery_role_accepts_the_items_local_days_only():
+    # FedEx stamped the skillet 2028-03-07T23:30Z: 8 March on the clock's offset, 7 March only in UTC.
+    assert fifth("ORD-517042", "All delivered: the teapot on 6 March, the skillet on 8 March.") == set()
+    assert fifth("ORD-517042", "All delivered: the teapot on 6 March, the skillet on 7 March.") == {
+        ("unsupported_date", "SKL-CI26")}
+
+
+def test_a_date_given_to_a_state_the_records_contradict_is_not_checked_apart():
+    # The bento boxes are out for delivery: "delivered on 9 March" is one wrong claim, the delivery.
+    assert fifth("ORD-517031", "The bento boxes were delivered on 9 March.") == {("unsupported_delivery", "BNT-2T")}
+    assert unchecked("ORD-517031", "The bento boxes were delivered on 9 March.", FIFTH) == ["unsupported_date"]
+    # A delivered item given the wrong day is still a wrong date.
+    assert fifth("ORD-517038", "The pot holders were delivered on 6 March.") == {("unsupported_date", "HLD-HMP")}
+
+
+def test_a_count_right_after_an_item_says_how_many_units():
+    assert fifth("ORD-517042", "Delivered: GLS-KRK tumblers 4 of 6 (6 Mar).") == set()
+    assert fifth("ORD-517042", "Delivered: GLS-KRK tumblers 6 of 6 (6 Mar).") == {("unsupported_delivery", "GLS-KRK")}
+
+
+def test_standard_names_the_item_whose_name_the_others_only_add_words_to():
+    assert fifth("ORD-517031", "The standard gyuto arrived on Monday 6 March.") == set()
+    assert fifth("ORD-517031", "The standard gyuto arrived on Tuesday 7 March.") == {("unsupported_date", "KNF-GYT210")}

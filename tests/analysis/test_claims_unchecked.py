@@ -127,3 +127,37 @@ def test_claims_jsonl_lists_unchecked_claims_apart_and_sql_counts_them(tmp_path)
         design = next(d for d, c in counts.items() if c.get("unchecked"))
         assert counts[design]["unchecked"] == 1
         assert db.query_dicts("check_claim_lines.sql") == []  # the new line type is a known one
+
+
+def test_claim_unchecked_sql_lists_each_conversations_unchecked_claims_for_the_site(tmp_path):
+    import shutil
+
+    from analysis import analyze_runs
+    from analysis.db import RunDatabase
+    from analysis.details import findings, unchecked
+    from tests.helpers import ROOT
+    run = tmp_path / "run"
+    shutil.copytree(ROOT / "runs" / "sample-offline", run)
+    lines = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    target = next(e for e in lines if e["type"] == "conversation_finished" and e.get("assessment")
+                  and e["conversationId"].startswith("partial-delivery."))
+    target["assessment"]["customerSummary"] = "Delivered yesterday, as the carrier says."
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
+    with RunDatabase(run) as db:
+        assert unchecked(db) == {}  # no claims.jsonl yet: nothing listed
+    check_run(run)
+    written = [json.loads(line) for line in (run / "claims.jsonl").read_text().splitlines()]
+    expected = [(w["kind"], w["claim"], w["reason"]) for w in written if w["type"] == "claim_unchecked"]
+    with RunDatabase(run) as db:
+        listed = unchecked(db)
+        found = findings(db)
+    assert list(listed) == [target["conversationId"]]
+    rows = listed[target["conversationId"]]
+    assert sorted((u["kind"], u["claim"], u["reason"]) for u in rows) == sorted(expected) and len(expected) >= 2
+    assert [(u["start"], u["end"]) for u in rows] == sorted((u["start"], u["end"]) for u in rows)  # summary order
+    assert all(f["kind"] != "unsupported_delivery" for rows in found.values() for f in rows)  # apart, not found
+    # A run that passes validation carries them on its RunAnalysis for the site (the sample run, checked: none).
+    [analysis] = analyze_runs([ROOT / "runs" / "sample-offline"], details=True)
+    assert analysis.validation.passed and analysis.unchecked == {} and analysis.findings is not None
+    [without] = analyze_runs([ROOT / "runs" / "sample-offline"])
+    assert without.unchecked is None  # only asked with the details

@@ -99,7 +99,8 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                *, built_at: str | None = None, mixed: Sequence[str] = (), jobs: int | None = None,
                money: Mapping[str, RunMoney] | None = None,
                crossover: Sequence[CrossoverView] | None = None, review_tally: ReviewTally | None = None,
-               comparison: ComparisonPage | None = None) -> Path:
+               comparison: ComparisonPage | None = None,
+               unchecked_by_run: Mapping[str, Mapping[str, list[dict[str, Any]]]] | None = None) -> Path:
     """Write the static site into `out_dir` and return the path of its index.html.
 
     `mixed` lists how the runs differ when they were allowed to mix datasets or tool definitions; every
@@ -109,12 +110,15 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     view) a crossover section to each valid run over several order sizes or question kinds. `review_tally`:
     the `reviews` already folded over these runs' shown summaries (fold_reviews), so they are not folded again.
     `comparison` (build-site --compare-with) adds compare.html and a line on the overview that links to it.
+    `unchecked_by_run` (run_id → conversationId → claims the checker could not check) lists them apart on the case
+    and review pages.
     """
     if not validations:
         raise SiteError("no runs to build a site from")
     out_dir = Path(out_dir)
     source = assets_dir()
-    data = SiteData.create(validations, summaries, details_by_run, findings_by_run, None)
+    data = SiteData.create(validations, summaries, details_by_run, findings_by_run, None,
+                           unchecked_by_run=unchecked_by_run)
     if review_tally is not None:
         data.reviews = review_tally
     elif reviews is not None:

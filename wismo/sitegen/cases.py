@@ -17,7 +17,7 @@ from analysis.model import ConversationDetail
 from core.domain.fields import ASSESSMENT_FIELDS, DEFAULT_ASKS
 from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, case_url, compare_anchor, conversation_url, review_counts
-from wismo.sitegen.marks import summary_pieces
+from wismo.sitegen.marks import summary_pieces, unchecked_notes
 from wismo.sitegen.pages import (
     CaseColumn,
     CasePage,
@@ -118,7 +118,8 @@ def summary_groups(data: SiteData, details: list[ConversationDetail], expected: 
             passed=all(m.passed for m in members), repetitions=[repetition_row(data, m) for m in members],
             reviews=review_notes(data, members),
             conflict=conflict_text(data, first.run_id, first.case_id, first.customer_summary),
-            invalid_text=first.final_text if first.status == "invalid_answer" else None))
+            invalid_text=first.final_text if first.status == "invalid_answer" else None,
+            unchecked=unchecked_notes(data.conversation_unchecked(first.run_id, first.conversation_id))))
     return groups
 
 

@@ -93,6 +93,8 @@ class SiteData:
     details: dict[str, list[ConversationDetail]]
     findings: dict[str, dict[str, list[dict[str, Any]]]]
     reviews: ReviewTally | None
+    # run -> conversationId -> claims the checker could not check: listed apart, never counted as findings
+    unchecked: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
     cards: dict[str, RunCard] = field(default_factory=dict)
     valid_ids: list[str] = field(default_factory=list)
     invalid_ids: list[str] = field(default_factory=list)
@@ -103,7 +105,8 @@ class SiteData:
     def create(cls, validations: Sequence[RunValidation], summaries: Sequence[RunSummary],
                details_by_run: Mapping[str, Sequence[ConversationDetail]],
                findings_by_run: Mapping[str, Mapping[str, list[dict[str, Any]]]] | None,
-               reviews: ReviewTally | None) -> SiteData:
+               reviews: ReviewTally | None,
+               unchecked_by_run: Mapping[str, Mapping[str, list[dict[str, Any]]]] | None = None) -> SiteData:
         """Index the analysis results; a run without a passing validation gets a card but no figures."""
         ids = [v.run.run_id for v in validations]
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
@@ -112,7 +115,9 @@ class SiteData:
         summary_by_id = {s.run.run_id: s for s in summaries}
         data = cls(validations=list(validations), summaries={}, details={}, reviews=reviews,
                    findings={run: {c: list(f) for c, f in by_conv.items()}
-                             for run, by_conv in (findings_by_run or {}).items()})
+                             for run, by_conv in (findings_by_run or {}).items()},
+                   unchecked={run: {c: list(u) for c, u in by_conv.items()}
+                              for run, by_conv in (unchecked_by_run or {}).items()})
         slugs: dict[str, str] = {}
         for validation in validations:
             run_id = validation.run.run_id
@@ -165,6 +170,10 @@ class SiteData:
     def conversation_findings(self, run_id: str, conversation_id: str) -> list[dict[str, Any]]:
         """Claim-check findings for one conversation's summary (none when the claim check did not run)."""
         return self.findings.get(run_id, {}).get(conversation_id, [])
+
+    def conversation_unchecked(self, run_id: str, conversation_id: str) -> list[dict[str, Any]]:
+        """The claims the checker could not check on one conversation's summary (never findings)."""
+        return self.unchecked.get(run_id, {}).get(conversation_id, [])
 
     def verdict(self, run_id: str, conversation_id: str) -> str | None:
         """The imported verdict for a conversation, `stale` when its summary changed since the review."""

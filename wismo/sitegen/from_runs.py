@@ -84,6 +84,7 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     details: dict[str, list[ConversationDetail]] = {a.validation.run.run_id: a.details for a in analyses
                                                     if a.details is not None}
     findings = {a.validation.run.run_id: a.findings for a in analyses if a.findings is not None}
+    unchecked = {a.validation.run.run_id: a.unchecked for a in analyses if a.unchecked is not None}
     money = {a.money.run_id: a.money for a in analyses if a.money is not None}
     crossover = [a.crossover for a in analyses if a.crossover is not None]
     shown = {s.run.run_id for s in summaries}
@@ -94,7 +95,7 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
         if compare_with is not None else None
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
                        mixed=mixed, jobs=jobs, money=money, crossover=crossover, review_tally=tally,
-                       comparison=comparison)
+                       comparison=comparison, unchecked_by_run=unchecked)
     return SiteBuild(index=index, validations=validations, reviews=tally, mixed=mixed, summaries=summaries)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from analysis.model import CLAIM_MEANING
-from wismo.sitegen.pages import FindingNote, Piece
+from wismo.sitegen.pages import FindingNote, Piece, UncheckedNote
 
 
 def _span(finding: dict[str, Any], length: int) -> tuple[int, int] | None:
@@ -27,6 +27,18 @@ def _detail(finding: dict[str, Any]) -> str:
     if finding.get("evidence"):
         parts.append(f"evidence: {finding['evidence']}")
     return " · ".join(parts)
+
+
+def unchecked_notes(claims: Sequence[dict[str, Any]] | None) -> list[UncheckedNote]:
+    """The claims the checker could not check, one note per kind, claim and reason, in the order they are in."""
+    notes: dict[tuple[str, str, str], UncheckedNote] = {}
+    for claim in claims or []:
+        key = (str(claim.get("kind") or ""), str(claim.get("claim") or ""), str(claim.get("reason") or ""))
+        sentence = str(claim.get("sentence") or "")
+        before = notes.get(key)
+        sentences = (*before.sentences, sentence) if before else (sentence,)
+        notes[key] = UncheckedNote(*key, sentences=tuple(dict.fromkeys(s for s in sentences if s)))
+    return list(notes.values())
 
 
 def summary_pieces(text: str, findings: Sequence[dict[str, Any]] | None) -> tuple[list[Piece], list[FindingNote]]:

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from statistics import median
 from typing import Any
+from urllib.parse import urlencode
 
 from analysis.costs import RunMoney
 from analysis.crossover import kind_name
@@ -287,7 +288,9 @@ def _overview_run(data: SiteData, run_id: str, colours: Colours | None = None) -
     status, how = _deterministic_words(summary)
     kinds = sorted({kind for by_kind in summary.claim_findings.values() for kind in by_kind} - NOT_FINDINGS)
     findings = [FindingCount(kind, [_of_checked(summary.claim_findings.get(d, {}), kind) for d in designs],
-                             CLAIM_MEANING.get(kind, "")) for kind in kinds]
+                             CLAIM_MEANING.get(kind, ""),
+                             [review_filter_url(run_id, d, kind) if summary.claim_findings.get(d, {}).get(kind) else ""
+                              for d in designs]) for kind in kinds]
     unchecked = ", ".join(f"{d} {_of_checked(summary.claim_findings.get(d, {}), 'unchecked')}" for d in designs) \
         if any(summary.claim_findings.get(d, {}).get("unchecked") for d in designs) else ""
     reviews = [c for d in designs if (c := review_counts(data, run_id, d)) is not None]
@@ -301,6 +304,12 @@ def _overview_run(data: SiteData, run_id: str, colours: Colours | None = None) -
                        biased=words.biased, deterministic_through=how, deterministic_lookups=recorded,
                        sources=design_sources(summary.run),
                        time_note="" if summary.run.is_language_model else fmt.SCRIPTED_TIME)
+
+
+def review_filter_url(run_id: str, design: str, kind: str) -> str:
+    """The review page showing the summaries of one run and design with a finding of `kind` ("any": any finding);
+    its filters live in the URL fragment (site/static/review-filter.js)."""
+    return "review.html#" + urlencode({"design": design, "run": run_id, "finding": kind})
 
 
 def _of_checked(counts: dict[str, int], kind: str) -> str:

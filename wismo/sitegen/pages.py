@@ -65,6 +65,16 @@ class FindingNote:
 
 
 @dataclass(frozen=True)
+class UncheckedNote:
+    """A claim the checker could not check (claim_unchecked), listed beside the findings and never counted as one."""
+
+    kind: str  # the kind of finding it would have been
+    claim: str
+    reason: str
+    sentences: tuple[str, ...] = ()  # identical claims in several sentences are one note
+
+
+@dataclass(frozen=True)
 class FieldCell:
     """One assessment field: the answer's value against the expectation; `ok` None when there is no answer."""
 
@@ -173,6 +183,8 @@ class FindingCount:
     kind: str
     cells: list[str]
     meaning: str = ""  # what the kind flags, in words
+    # Per design, the review page filtered to the run, the design and this kind ("any": any finding); "" for none.
+    urls: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -448,6 +460,7 @@ class SummaryGroup:
     reviews: list[ReviewNote] = field(default_factory=list)  # imported reviews of its repetitions
     conflict: str = ""  # set when the same text of this run and case was judged in more than one way
     invalid_text: str | None = None  # an invalid answer's final text, shown beside the reason it could not be read
+    unchecked: list[UncheckedNote] = field(default_factory=list)  # claims it could not check: never findings
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from analysis.evidence import GatheredEvidence, gathered_evidence
 from analysis.model import ConversationDetail
 from wismo.sitegen import fmt
 from wismo.sitegen.context import SiteData, case_url, conversation_url
-from wismo.sitegen.marks import summary_pieces
+from wismo.sitegen.marks import summary_pieces, unchecked_notes
 from wismo.sitegen.pages import Link
 from wismo.sitegen.review_evidence import evidence_view, review_findings
 from wismo.sitegen.review_views import ReviewItem, ReviewMember, ReviewPage
@@ -87,7 +87,8 @@ def _item(data: SiteData, index: int, group: _Group) -> ReviewItem:
         passed=sum(d.passed for d in group.members), pieces=pieces,
         findings=review_findings(group.findings, len(first.customer_summary or ""), group.evidence, anchors),
         evidence=evidence, imported=review_notes(data, group.members),
-        conflict=conflict_text(data, first.run_id, first.case_id, first.customer_summary))
+        conflict=conflict_text(data, first.run_id, first.case_id, first.customer_summary),
+        unchecked=unchecked_notes(data.conversation_unchecked(first.run_id, first.conversation_id)))
 
 
 def _kinds(group: _Group) -> list[str]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from wismo.sitegen.pages import Link, Piece, ReviewNote
+from wismo.sitegen.pages import Link, Piece, ReviewNote, UncheckedNote
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,7 @@ class ReviewItem:
     evidence: EvidenceView
     imported: list[ReviewNote]
     conflict: str  # from the imported reviews; review.js keeps it current with the browser's own verdicts
+    unchecked: list[UncheckedNote] = field(default_factory=list)  # claims it could not check: never findings
 
 
 @dataclass(frozen=True)
