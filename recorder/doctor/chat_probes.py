@@ -81,6 +81,8 @@ class ChatFindings:
     validation_as_500: bool = False
     latencies_s: list[float] = field(default_factory=list)
     written_calls: int = 0  # calls the model wrote in its text where the server parsed none
+    called_without_format: bool = False  # a tools probe came back with a call, natively or written as text
+    schema_grammar: bool = False  # with json_schema the same probe could only ever be the schema's JSON
 
 
 class ChatProbes:
@@ -150,6 +152,7 @@ class ChatProbes:
                                    (("auto", auto), ("required", required), ("first-tool", named)) if answer.calls]
         self.found.written_calls = sum(len(parse_text_calls(answer.text, ["get_order"]))
                                        for answer in (alone, auto, required, named) if not answer.calls)
+        self.found.called_without_format = bool(alone.calls or auto.calls or self.found.written_calls)
         if self.found.written_calls:
             checks.append(Check("tool calls written as text", None,
                                 f"{self.found.written_calls} call(s) in the replies' text that the server did not "
@@ -191,7 +194,27 @@ class ChatProbes:
                 self.found.answer_formats.append(mode)
             checks.append(Check(f"response_format {mode}", not answer.error,
                                 answer.error or f"accepted; answered {answer.text.strip()[:40]!r}"))
+        if "json_schema" in self.found.answer_formats:
+            checks.append(await self.schema_beside_tools())
         return checks
+
+    async def schema_beside_tools(self) -> Check:
+        """Whether json_schema leaves the model room for a tool call: the tools probe again, with the schema.
+
+        Some servers (llama.cpp's llama-server) turn the schema into a grammar for the whole reply, so
+        the model can only write the schema's JSON, never a call, on any turn of any conversation.
+        """
+        label = "json_schema leaves room for a tool call"
+        if not self.found.called_without_format:
+            return Check(label, None, "not measurable: the model called no tool without it either")
+        answer = await self.send(ONE, 60, tools=[ORDER_TOOL], tool_choice="auto", response_format={
+            "type": "json_schema", "json_schema": {"name": "status", "schema": STATUS_SCHEMA, "strict": True}})
+        if answer.error or answer.calls or parse_text_calls(answer.text, ["get_order"]):
+            return Check(label, True, answer.error or "a call came back beside the schema")
+        self.found.schema_grammar = True
+        return Check(label, False, f"with it the reply was {answer.text.strip()[:40]!r} where without it the "
+                                   "model called get_order: the server's grammar constrains every reply "
+                                   "(--structured-output off: the answer is read from the text)")
 
 
 def _calls_text(answer: Answer) -> str:

@@ -16,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from core.domain.dataset import load_dataset
 from core.domain.linking import ToolSpec
 from core.errors import WismoError
 from recorder.agent.instructions import build_instructions
-from recorder.agent.loop import Budgets
+from recorder.agent.loop import DEFAULT_MAX_OUTPUT_TOKENS, Budgets
 from recorder.designs.mcp_client import server_command, start_servers
 from recorder.doctor.chat_probes import AS_JSON, ONE, ORDER_TOOL, STATUS_SCHEMA, TWO, ChatProbes
 from recorder.doctor.report import Check, Diagnosis
@@ -40,6 +41,7 @@ Report = Callable[[Check], None]
 DEFAULT_REQUEST_TIMEOUT_S = Budgets().request_timeout_s
 DEFAULT_DEADLINE_S = int(Budgets().conversation_deadline_s)
 DESIGNS = ("granular", "focused")
+LOCAL_MAX_OUTPUT_TOKENS = 1024
 
 
 def _settings(model: str | None, base_url: str | None, api_key_env: str | None,
@@ -55,9 +57,12 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
 
     Bad options raise WismoError.
     """
-    trial = trial or TrialSettings()
     tell = report or (lambda check: None)
     traits = traits_of(provider_name)
+    trial = trial or TrialSettings()
+    chosen_cap = trial.max_output_tokens
+    cap = output_cap(chosen_cap, local=traits.local_server and is_local_url(base_url))
+    trial = replace(trial, max_output_tokens=cap)
     if traits.doctor is None:
         raise WismoError(f"wismo doctor has nothing to probe for the {provider_name} provider ({traits.about})")
     provider = create_provider(provider_name, _settings(model, base_url, api_key_env))
@@ -76,7 +81,7 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
         await provider.aclose()
     if chosen is None:
         return diagnosis
-    written = await _first_requests(diagnosis, chosen, add, dataset_dir, timeout_s, trial.guidance)
+    written = await _first_requests(diagnosis, chosen, add, dataset_dir, timeout_s, trial.guidance, cap)
     if trial.enabled:
         written = written or bool(chosen.get("written_calls"))
         await run_trials(diagnosis, trial_options(diagnosis, chosen, api_key_env, dataset_dir, timeout_s, trial,
@@ -85,7 +90,22 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
         diagnosis.flags.append("--concurrency 1")
     if diagnosis.usable:
         diagnosis.flags += timeout_flags(diagnosis.latencies_s)
+        if cap != DEFAULT_MAX_OUTPUT_TOKENS:
+            diagnosis.flags.append(f"--max-output-tokens {cap}")
     return diagnosis
+
+
+def output_cap(chosen: int | None, *, local: bool) -> int:
+    """The output cap of the whole conversations and of the printed command: the user's, else record's default,
+    else on a local server LOCAL_MAX_OUTPUT_TOKENS.
+
+    A small local model that loses its way can write until the cap: at the 5-10 tokens a second of a
+    CPU, record's default of 4096 is ten minutes of one reply, while wismo's longest useful reply (the
+    answer with its summary) is a few hundred tokens.
+    """
+    if chosen is not None:
+        return chosen
+    return LOCAL_MAX_OUTPUT_TOKENS if local else DEFAULT_MAX_OUTPUT_TOKENS
 
 
 def timeout_flags(latencies_s: list[float]) -> list[str]:
@@ -150,7 +170,9 @@ async def _chat(provider: Provider, diagnosis: Diagnosis, add: Callable[..., Non
     if (text := diagnosis.check('a text answer beside tools ("auto")')) and text.ok is False:
         diagnosis.notes.append("with tools offered the server returned an empty message instead of text: "
                                "conversations may end as invalid_answer (\"the final answer is empty\")")
-    answer_format = found.answer_formats[0] if found.answer_formats else "off"
+    # Under a schema grammar auto would find it only if the run's first conversation happens to call a tool
+    # once the schema is left out; a small model that answers at once there keeps the grammar for the whole run.
+    answer_format = found.answer_formats[0] if found.answer_formats and not found.schema_grammar else "off"
     if answer_format != "json_schema":
         diagnosis.flags.append(f"--structured-output {answer_format}")
     return {"structured_output": answer_format, "tool_choices": found.tool_choices or ["auto"],
@@ -211,7 +233,8 @@ PROBES: dict[DoctorProbes, Probes] = {"chat_completions": _chat, "through_provid
 
 
 async def _first_requests(diagnosis: Diagnosis, chosen: dict[str, Any], add: Callable[..., None],
-                          dataset_dir: Path | None, timeout_s: float, guidance: Guidance | None) -> bool:
+                          dataset_dir: Path | None, timeout_s: float, guidance: Guidance | None,
+                          max_output_tokens: int) -> bool:
     """wismo's own first request in each design, with each workable tool choice until one makes the model call.
 
     True when a reply held a tool call written as text (what --text-tool-calls reads).
@@ -235,7 +258,7 @@ async def _first_requests(diagnosis: Diagnosis, chosen: dict[str, Any], add: Cal
             try:
                 for design in DESIGNS:
                     request = ModelRequest(instructions, servers[design].tool_specs(), history, ANSWER_SCHEMA, 1,
-                                           timeout_s)
+                                           timeout_s, max_output_tokens=max_output_tokens)
                     started = time.perf_counter()
                     try:
                         response: ModelResponse | ProviderError = await provider.complete(request)

@@ -42,7 +42,7 @@ class TrialSettings:
 
     guidance: Guidance | None = None  # --instructions FILE
     text_tool_calls: bool = False
-    max_output_tokens: int | None = DEFAULT_MAX_OUTPUT_TOKENS
+    max_output_tokens: int | None = None  # --max-output-tokens; None: doctor chooses (diagnose.output_cap)
     enabled: bool = True  # --no-trial: the probes and first requests only
 
 
@@ -179,7 +179,7 @@ def trial_options(diagnosis: Diagnosis, chosen: dict[str, Any], api_key_env: str
         structured_output="auto" if answer_format == "json_schema" else answer_format, tool_choice=tool_choice,
         text_tool_calls=settings.text_tool_calls or written, guidance=settings.guidance,
         budgets=Budgets(request_timeout_s=timeout_s, conversation_deadline_s=deadline,
-                        max_output_tokens=settings.max_output_tokens))
+                        max_output_tokens=settings.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS))
 
 
 async def run_trials(diagnosis: Diagnosis, options: RecordOptions, add: AddChecks) -> None:

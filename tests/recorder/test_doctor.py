@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from recorder.doctor.diagnose import diagnose, timeout_flags
+from recorder.agent.loop import DEFAULT_MAX_OUTPUT_TOKENS
+from recorder.doctor.diagnose import diagnose, output_cap, timeout_flags
 from recorder.doctor.report import Diagnosis
-from recorder.doctor.trial import SHORT_INSTRUCTIONS
+from recorder.doctor.trial import SHORT_INSTRUCTIONS, TrialSettings
 from tests.helpers import ROOT, WISMO
 from tests.recorder.test_local_server import EXPECTED, assert_valid, correct_answer, events
 from wismo.loopback import (
@@ -80,7 +81,10 @@ def test_a_compliant_server_needs_no_flag_but_the_local_concurrency():
     with compliant(answer=right_answer).serve() as fake:
         diagnosis = run(fake)
     assert all(ok for label, ok in verdicts(diagnosis).items()), diagnosis.checks
-    assert diagnosis.usable and diagnosis.flags == ["--concurrency 1"] and not diagnosis.notes
+    # A local server: one slot, and a cap a runaway reply reaches in minutes, not an hour.
+    assert diagnosis.usable and diagnosis.flags == ["--concurrency 1", "--max-output-tokens 1024"]
+    assert not diagnosis.notes
+    assert diagnosis.check("json_schema leaves room for a tool call").ok is True
     for design in ("granular", "focused"):
         detail = diagnosis.check(f"a whole conversation, {design}").detail
         assert "tool call(s)" in detail and "record(s) gathered" in detail and "answer parsed and right" in detail
@@ -97,7 +101,10 @@ def test_llama_server_s_grammar_and_text_calls_are_found_and_the_printed_command
         assert "that the server did not parse (--text-tool-calls reads them)" in done.stdout
         command = done.stdout.split("record with:\n", 1)[1].strip().splitlines()[0]
         assert "--text-tool-calls" in command and "--concurrency 1" in command
-        assert "--structured-output" not in command  # auto, the default, handles the grammar itself
+        # Found by a probe, not left to auto: auto keeps the grammar for the whole run when the first
+        # conversation's model happens to answer at once without the schema too.
+        assert "--structured-output off" in command
+        assert "where without it the model called get_order: the server's grammar constrains every reply" in done.stdout
         # The printed command as a user would paste it (wismo is run the way the tests run it).
         recorded = subprocess.run([*WISMO, *shlex.split(command)[1:], "--out", str(tmp_path), "--run-id", "printed",
                                    "--repetitions", "1", "--cases", "delivered-on-time,partial-delivery"],
@@ -144,7 +151,8 @@ def test_when_auto_calls_no_tool_on_wismo_s_request_doctor_finds_the_choice_that
     labels = [check.label for check in diagnosis.checks if check.label.startswith("wismo's first request")]
     assert labels == ["wismo's first request, granular (auto)", "wismo's first request, granular (first-tool)",
                       "wismo's first request, focused (first-tool)"]
-    assert diagnosis.flags == ["--structured-output json_object", "--tool-choice first-tool", "--concurrency 1"]
+    assert diagnosis.flags == ["--structured-output json_object", "--tool-choice first-tool", "--concurrency 1",
+                               "--max-output-tokens 1024"]
 
 
 def test_a_slow_server_gets_longer_budgets():
@@ -241,3 +249,20 @@ def test_a_refused_key_stops_doctor(monkeypatch):
     with FakeServer(lambda r: refused, get=lambda r: refused) as fake:
         diagnosis = asyncio.run(diagnose("openai", model="gpt-x", base_url=fake.url + "/v1", timeout_s=20.0))
     assert not diagnosis.usable and "refused the key" in diagnosis.verdict
+
+
+def test_on_a_local_server_the_trial_conversations_are_capped_and_the_cap_is_printed():
+    # A 1.5B model behind llama-server once wrote 3,800 tokens in one reply of doctor's trial under
+    # record's default cap (4096): ten minutes at this machine's speed. Doctor caps a local server lower.
+    with compliant(answer=right_answer).serve() as fake:
+        diagnosis = run(fake)
+        trial_caps = {r.body.get("max_tokens") for r in fake.requests
+                      if "customerSummary" in r.body["messages"][0]["content"]}
+    assert trial_caps == {1024}
+    assert "--max-output-tokens 1024" in diagnosis.record_command()
+    with compliant(answer=right_answer).serve() as fake:
+        mine = run(fake, trial=TrialSettings(max_output_tokens=300))
+        trial_caps = {r.body.get("max_tokens") for r in fake.requests
+                      if "customerSummary" in r.body["messages"][0]["content"]}
+    assert trial_caps == {300} and "--max-output-tokens 300" in mine.record_command()
+    assert output_cap(None, local=False) == DEFAULT_MAX_OUTPUT_TOKENS  # a hosted API keeps record's default

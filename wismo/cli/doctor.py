@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from recorder.agent.loop import DEFAULT_MAX_OUTPUT_TOKENS
-from recorder.doctor.diagnose import diagnose
+from recorder.doctor.diagnose import LOCAL_MAX_OUTPUT_TOKENS, diagnose
 from recorder.doctor.report import Check
 from recorder.doctor.trial import TrialSettings
 from recorder.providers import REGISTRY
@@ -28,9 +28,10 @@ PROVIDERS = sorted(name for name, cls in REGISTRY.items() if cls.traits.doctor i
 @click.option("--api-key-env", default=None, metavar="VAR", help="Read the API key from this environment variable.")
 @click.option("--request-timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True,
               help="Seconds one probe request may take (a local server may be slow).")
-@click.option("--max-output-tokens", type=click.IntRange(min=1), default=DEFAULT_MAX_OUTPUT_TOKENS,
-              show_default=True,
-              help="Output-token cap on every request of the whole conversations, as record sends it.")
+@click.option("--max-output-tokens", type=click.IntRange(min=1), default=None,
+              help=f"Output-token cap on every request of the whole conversations, as record sends it "
+                   f"[default: record's {DEFAULT_MAX_OUTPUT_TOKENS}; {LOCAL_MAX_OUTPUT_TOKENS} for a local server, "
+                   f"then printed in the record command].")
 @click.option("--text-tool-calls", is_flag=True,
               help="Record the whole conversations with --text-tool-calls (doctor adds it itself when the model "
                    "writes its calls as text).")
@@ -42,7 +43,7 @@ PROVIDERS = sorted(name for name, cls in REGISTRY.items() if cls.traits.doctor i
                    "less).")
 @dataset_option
 def doctor_command(provider: str, model: str | None, base_url: str | None, api_key_env: str | None,
-                   request_timeout: float, max_output_tokens: int, text_tool_calls: bool,
+                   request_timeout: float, max_output_tokens: int | None, text_tool_calls: bool,
                    instructions_file: Path | None, no_trial: bool, dataset_dir: Path | None) -> None:
     """Send a handful of tiny requests, then record the first case in each design, and print the `record` flags.
 
