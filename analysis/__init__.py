@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
+from threading import Event
 from typing import Any
 
 import duckdb
@@ -20,11 +21,21 @@ import duckdb
 from analysis import details as detail_queries
 from analysis import metrics
 from analysis.checks import run_info, validate
-from analysis.costs import Pricing, run_money
+from analysis.compare import compare_side
+from analysis.costs import Pricing, RunMoney, money_from_table
 from analysis.crossover import crossover_view
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED, RunDatabase
 from analysis.errors import RunFormatError, RunValidationError
-from analysis.model import ConversationDetail, RunAnalysis, RunSummary, RunValidation
+from analysis.model import (
+    CompareSide,
+    ConversationDetail,
+    CrossoverView,
+    RunAnalysis,
+    RunInfo,
+    RunSummary,
+    RunValidation,
+)
+from analysis.price_table import price_run
 from core.errors import WismoError
 
 __all__ = ["Pricing", "RunAnalysis", "RunFormatError", "RunValidationError", "analyze_runs", "claim_findings",
@@ -53,44 +64,62 @@ def summarize_runs(run_dirs: Sequence[Path], *, bootstrap_resamples: int = DEFAU
 
 def analyze_runs(run_dirs: Sequence[Path], *, details: bool = False, paired: bool = True,
                  pricing: Pricing | None = None, crossover: bool = False, require_valid: bool = False,
-                 bootstrap_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[RunAnalysis]:
+                 compare_side: bool = False, bootstrap_resamples: int = DEFAULT_RESAMPLES,
+                 seed: int = DEFAULT_SEED) -> list[RunAnalysis]:
     """Validate every run and summarize those that pass, loading each run once; the rest as asked.
 
     `pricing` prices the runs that passed (RunAnalysis.money) and `crossover` builds their crossover view.
     With details, a run that passed also gets its conversations and claim findings; a run that failed gets
     its conversations when they can be read (its check report tells why they may not) and no findings.
     require_valid raises RunValidationError at the first run that fails, before the next is read.
-    paired=False leaves RunSummary.paired None, as summarize_runs does.
+    paired=False leaves RunSummary.paired None, as summarize_runs does. compare_side reads what `wismo compare`
+    reads of a run that passed (its conversations' rows, priced with `pricing`), on this same load.
     """
     analyses = []
     for run_dir in run_dirs:
         with RunDatabase(Path(run_dir), bootstrap_resamples=bootstrap_resamples, seed=seed) as db:
             analysis = analyze_run(db, details=details, paired=paired, pricing=pricing, crossover=crossover,
-                                   require_valid=require_valid)
+                                   require_valid=require_valid, compare=compare_side)
         analyses.append(analysis)
     return analyses
 
 
 def analyze_run(db: RunDatabase, *, details: bool = False, paired: bool = True, pricing: Pricing | None = None,
-                crossover: bool = False, require_valid: bool = False) -> RunAnalysis:
+                crossover: bool = False, require_valid: bool = False, compare: bool = False) -> RunAnalysis:
     """analyze_runs for one loaded run."""
-    # The checks decide whether a run's figures are shown, not what they are: the metrics are computed
-    # meanwhile on a second connection (each of these small queries keeps one core busy) and dropped
-    # when a check fails.
+    # The checks decide whether a run's figures are shown, not what they are: the figures (metrics, money, the
+    # crossover view) are computed meanwhile on a second connection (each of these small queries keeps one core
+    # busy) and dropped when a check fails.
+    stop = Event()
     with db.branch() as other, ThreadPoolExecutor(1) as pool:
-        summary = pool.submit(metrics.summarize, other, run_info(db), paired=paired)
+        figures = pool.submit(_figures, other, run_info(db), stop, paired=paired, pricing=pricing,
+                              crossover=crossover, compare=compare)
         validation = validate(db)
         if not validation.passed:
+            stop.set()
             other.con.interrupt()
-            wait([summary])  # its result, or the error a broken run may give it, is not used
+            wait([figures])  # its result, or the error a broken run may give it, is not used
             if require_valid:
                 raise RunValidationError(validation)
             return RunAnalysis(validation, None, _conversations(db, passed=False) if details else None)
-        money = run_money(db, pricing.book, price_as=pricing.price_as) if pricing is not None else None
-        view = crossover_view(db, money) if crossover else None
+        summary, money, view, side = figures.result()
         conversations = _conversations(db, passed=True) if details else None
-        return RunAnalysis(validation, summary.result(), conversations,
-                           detail_queries.findings(db) if details else None, money, view)
+        return RunAnalysis(validation, summary, conversations, detail_queries.findings(db) if details else None,
+                           money, view, side)
+
+
+def _figures(db: RunDatabase, info: RunInfo, stop: Event, *, paired: bool, pricing: Pricing | None,
+             crossover: bool, compare: bool) -> tuple[RunSummary, RunMoney | None, CrossoverView | None,
+                                                      CompareSide | None]:
+    """A run's metrics, then its money, crossover view and compare rows as asked; the rest left undone once
+    `stop` is set."""
+    summary = metrics.summarize(db, info, paired=paired)
+    table = price_run(db, pricing.book, pricing.price_as) if pricing is not None and not stop.is_set() else None
+    money = money_from_table(db, table, pricing.price_as) if pricing is not None and table is not None else None
+    view = crossover_view(db, money) if crossover and not stop.is_set() else None
+    side = compare_side(db, table, pricing.price_as if pricing is not None else None) \
+        if compare and not stop.is_set() else None
+    return summary, money, view, side
 
 
 def _conversations(db: RunDatabase, *, passed: bool) -> list[ConversationDetail] | None:

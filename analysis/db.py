@@ -70,6 +70,7 @@ class RunDatabase:
     def __init__(self, run_dir: Path, *, bootstrap_resamples: int = DEFAULT_RESAMPLES,
                  seed: int = DEFAULT_SEED) -> None:
         self.run_dir = Path(run_dir)
+        self.memo: dict[str, Any] = {}  # what is built once from the loaded run (analysis.checks.run_info)
         writer = writer_of(self.run_dir)
         if writer is not None:  # its last lines are still coming: checks would fail on a half-written run
             raise RunFormatError(f"{self.run_dir} is still being written by {writer}; validate, summarize or "
@@ -131,7 +132,7 @@ class RunDatabase:
         macros), for queries run in another thread meanwhile: DuckDB keeps a query over a table of a few
         hundred thousand rows on one core, so two such queries at once use two."""
         other = RunDatabase.__new__(RunDatabase)
-        other.run_dir, other.info, other.con = self.run_dir, self.info, self.con.cursor()
+        other.run_dir, other.info, other.con, other.memo = self.run_dir, self.info, self.con.cursor(), self.memo
         for name in SHARED_VARIABLES:
             other.set_variable(name, self.scalar(f"SELECT getvariable('{name}')"))
         other.run_script("scoring.sql")  # its macros are temporary: each connection has its own

@@ -391,6 +391,16 @@ class RunAnalysis:
     findings: dict[str, list[dict[str, Any]]] | None = None  # conversationId -> claim findings (passed runs)
     money: RunMoney | None = None  # None unless priced
     crossover: CrossoverView | None = None  # None unless asked for
+    compare_side: CompareSide | None = None  # None unless asked for (build-site --compare-with's candidate)
+
+
+@dataclass(frozen=True)
+class CompareSide:
+    """A validated run as `wismo compare` reads it: what its manifest says, and one row per conversation
+    (analysis/sql/compare_rows.sql, with its cost in USD when priced)."""
+
+    info: RunInfo
+    rows: list[dict[str, Any]]
 
 
 # The claim checker's finding kinds (analysis.claims): fixed names the site and the analysis group findings by,

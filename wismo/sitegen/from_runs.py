@@ -76,8 +76,10 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     # One load per run serves its checks, its figures, its money, its crossover view and its conversation
     # pages; no page shows the paired rows (one per case and repetition), so they are not built.
     # check_mixing below refuses runs that are not like for like before anything is written.
+    # With --compare-with, what the comparison reads of the candidate is read on that load too.
+    pricing = Pricing(prices or PriceBook(), price_as)
     analyses: list[RunAnalysis] = analyze_runs(list(run_dirs), details=True, paired=False, crossover=True,
-                                               pricing=Pricing(prices or PriceBook(), price_as))
+                                               pricing=pricing, compare_side=compare_with is not None)
     validations = [a.validation for a in analyses]
     mixed = check_mixing([v.run for v in validations], allow_mixed)
     summaries = [a.summary for a in analyses if a.summary is not None]
@@ -90,20 +92,18 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     # Folded once, over the summaries shown (those of runs that passed validation): the pages and the report.
     tally = fold_reviews(entries, {run_id: d for run_id, d in details.items() if run_id in shown}) \
         if entries is not None else None
-    comparison = _comparison(compare_with, run_dirs[0], validations[0], Pricing(prices or PriceBook(), price_as)) \
-        if compare_with is not None else None
+    comparison = _comparison(compare_with, run_dirs[0], analyses[0], pricing) if compare_with is not None else None
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
                        mixed=mixed, jobs=jobs, money=money, crossover=crossover, review_tally=tally,
                        comparison=comparison)
     return SiteBuild(index=index, validations=validations, reviews=tally, mixed=mixed, summaries=summaries)
 
 
-def _comparison(baseline: Path, candidate: Path, validation: RunValidation, pricing: Pricing) -> ComparisonPage | None:
+def _comparison(baseline: Path, candidate: Path, analysis: RunAnalysis, pricing: Pricing) -> ComparisonPage | None:
     """The comparison page, for a candidate that passed validation (one that failed shows its check report only).
 
-    The comparison loads both runs again (analysis.compare pairs them in a database of its own): a second load
-    of the candidate, paid only when a comparison is asked for.
+    The candidate's side was read on its one load (analyze_runs(compare_side=True)); only the baseline is loaded.
     """
-    if not validation.passed:
+    if not analysis.validation.passed or analysis.compare_side is None:
         return None
-    return comparison_page(compare_runs(baseline, candidate, pricing=pricing))
+    return comparison_page(compare_runs(baseline, candidate, pricing=pricing, candidate=analysis.compare_side))
