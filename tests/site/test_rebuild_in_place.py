@@ -14,8 +14,8 @@ import pytest
 
 from tests.site import factories
 from tests.site.conftest import BUILT_AT
-from wismo.sitegen import build_site, parallel
-from wismo.sitegen.errors import SiteWriteError
+from wismo.sitegen import build_site, charts, parallel
+from wismo.sitegen.errors import SiteError, SiteWriteError
 from wismo.sitegen.output import MARKER, write_file
 
 
@@ -93,6 +93,25 @@ def test_a_rebuild_that_fails_half_way_leaves_only_its_own_files_listed_and_the_
     assert not any(name.startswith("conversations/") for name in left)
     assert left["index.html"] != previous["index.html"] and _listed(site) == sorted(left)
     _build(factories.offline_site(), site)
+    fresh = tmp_path / "fresh"
+    _build(factories.offline_site(), fresh)
+    assert _files(site) == _files(fresh)
+
+
+@pytest.mark.skipif(not parallel.can_fork(), reason="worker processes are forked (Linux)")
+def test_a_chart_refused_while_the_workers_render_fails_the_build_and_leaves_the_folder_buildable(
+        tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    monkeypatch.setattr(parallel, "MIN_PARALLEL", 0)
+    monkeypatch.setattr(parallel, "CHUNK", 7)
+    with monkeypatch.context() as patch:
+        patch.setattr(charts.vl_convert, "vegalite_to_svg", lambda spec: '<svg onload="x()"></svg>')
+        with pytest.raises(SiteError, match="event handler"):
+            build_site(**factories.offline_site(), out_dir=site, built_at=BUILT_AT, jobs=2)
+    left = _files(site)
+    assert "index.html" not in left and "onload" not in "".join(p.decode() for p in left.values())
+    assert _listed(site) == sorted(left)
+    build_site(**factories.offline_site(), out_dir=site, built_at=BUILT_AT, jobs=2)
     fresh = tmp_path / "fresh"
     _build(factories.offline_site(), fresh)
     assert _files(site) == _files(fresh)

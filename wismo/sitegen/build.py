@@ -124,14 +124,10 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     elif reviews is not None:
         # Verdicts only apply to summaries that are shown, i.e. those of runs that passed validation.
         data.reviews = fold_reviews(reviews, {run_id: data.details[run_id] for run_id in data.valid_ids})
-    # The overview's and the crossover's charts are drawn before anything is written: a chart refused as unsafe
-    # (charts.render_svg) stops the build with the folder untouched. The workers inherit `data` as it is when they
-    # fork; the other pages are built meanwhile (other_pages).
-    # One colour per design across the site, so a design looks the same on every chart of every run.
-    colours = design_colours(data.designs())
-    overview = build_overview(data, _review_import(data.reviews), colours, crossover, money)
-    money_by_run = money_sections(money, data.valid_ids)
-    crossover_by_run = crossover_sections(crossover, data.valid_ids, colours)
+    # The workers that render the conversation pages fork as soon as the folder is ready and inherit `data` as it
+    # is then; this process builds and writes every other page meanwhile (other_pages), charts included. A chart
+    # refused as unsafe (charts.render_svg) then stops the build after some conversation pages were written: the
+    # folder stays buildable, as after a write error, and no page with that chart is written.
     try:
         previous = prepare_output(out_dir, source)
         written: list[str] = []  # relative names: the previous build's files not among them are deleted at the end
@@ -153,7 +149,11 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                 written.append(name)
 
             def other_pages() -> None:
-                # Built here, while the workers render the conversation pages: nothing of these can fail but a write.
+                # One colour per design across the site, so a design looks the same on every chart of every run.
+                colours = design_colours(data.designs())
+                overview = build_overview(data, _review_import(data.reviews), colours, crossover, money)
+                money_by_run = money_sections(money, data.valid_ids)
+                crossover_by_run = crossover_sections(crossover, data.valid_ids, colours)
                 case_pages = build_case_pages(data)
                 review_pages = build_review_pages(data)
                 check_report = build_check_report(data)

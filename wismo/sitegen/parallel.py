@@ -99,7 +99,12 @@ def render_conversations(job: ConversationJob, jobs: int, meanwhile: Callable[[]
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
                 tasks = [pool.submit(_render_inherited, start, min(start + CHUNK, total))
                          for start in range(0, total, CHUNK)]
-                meanwhile()
+                try:
+                    meanwhile()
+                except BaseException:
+                    for task in tasks:  # the build has failed: the pages not begun are not written
+                        task.cancel()
+                    raise
                 written = [name for task in tasks for name in task.result()]
     finally:
         _inherited = None
