@@ -47,13 +47,27 @@ _WRITE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLL
                 | getattr(os, "O_CLOEXEC", 0))
 
 
-def _run_folders(out: Path) -> list[Path]:
-    return sorted({p.parent for name in (MANIFEST_FILE, EVENTS_FILE) for p in out.rglob(name)})
+def _walk(out: Path) -> tuple[set[str], list[Path]]:
+    """In one pass over the folder (symlinked folders not entered): every file or symlink but the marker's, as
+    names relative to it, and the folders holding a recorded run's manifest.json or events.jsonl."""
+    files: set[str] = set()
+    runs: set[Path] = set()
+    pending = [(out, "")]
+    while pending:
+        folder, prefix = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name in (MANIFEST_FILE, EVENTS_FILE):
+                    runs.add(folder)
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((Path(entry.path), f"{prefix}{entry.name}/"))
+                elif (entry.is_symlink() or entry.is_file()) and not entry.name.startswith(MARKER):
+                    files.add(prefix + entry.name)
+    return files, sorted(runs)
 
 
 def _files(out: Path) -> set[str]:
-    return {p.relative_to(out).as_posix() for p in out.rglob("*")
-            if (p.is_file() or p.is_symlink()) and not p.name.startswith(MARKER)}
+    return _walk(out)[0]
 
 
 class _Checker:
@@ -133,11 +147,10 @@ def _checked(out_dir: Path) -> set[str]:
         raise SiteError(f"{out_dir} exists and is not a folder")
     if not out.is_dir():
         return set()
-    runs = _run_folders(out)
+    present, runs = _walk(out)
     if runs:
         raise SiteError(f"{out_dir} holds a recorded run ({runs[0]}); a site build never deletes a run: choose "
                         "another --out")
-    present = _files(out)
     if not present and not (out / MARKER).exists():
         return set()
     listed = _listed(out_dir, out)
@@ -199,10 +212,9 @@ def _delete(out: Path, names: Collection[str]) -> None:
         with ThreadPoolExecutor(min(DELETING_THREADS, len(names))) as pool:
             for _ in pool.map(lambda name: (out / name).unlink(missing_ok=True), sorted(names)):
                 pass
-    for folder in sorted((p for p in out.rglob("*") if p.is_dir() and not p.is_symlink()),
-                         key=lambda p: len(p.parts), reverse=True):
-        if not any(folder.iterdir()):
-            folder.rmdir()
+    for folder, _, _ in os.walk(out, topdown=False):  # the deepest first; symlinked folders not entered
+        if folder != str(out) and not os.listdir(folder):
+            os.rmdir(folder)
 
 
 def record_output(out_dir: Path) -> None:
