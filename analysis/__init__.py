@@ -21,7 +21,6 @@ import duckdb
 from analysis import details as detail_queries
 from analysis import metrics
 from analysis.checks import run_info, validate
-from analysis.compare import compare_side
 from analysis.costs import Pricing, RunMoney, money_from_table
 from analysis.crossover import crossover_view
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED, RunDatabase
@@ -117,8 +116,11 @@ def _figures(db: RunDatabase, info: RunInfo, stop: Event, *, paired: bool, prici
     table = price_run(db, pricing.book, pricing.price_as) if pricing is not None and not stop.is_set() else None
     money = money_from_table(db, table, pricing.price_as) if pricing is not None and table is not None else None
     view = crossover_view(db, money) if crossover and not stop.is_set() else None
-    side = compare_side(db, table, pricing.price_as if pricing is not None else None) \
-        if compare and not stop.is_set() else None
+    side = None
+    if compare and not stop.is_set():
+        from analysis.compare import compare_side  # only build-site --compare-with reads it
+
+        side = compare_side(db, table, pricing.price_as if pricing is not None else None)
     return summary, money, view, side
 
 

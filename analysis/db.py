@@ -14,7 +14,6 @@ import duckdb
 from core.errors import RunFormatError
 from core.runformat import CLAIMS_FILE, COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, SCORES_FILE
 from core.runformat.lock import writer_of
-from core.runformat.read import read_event_lines
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000
@@ -123,6 +122,8 @@ class RunDatabase:
         line; the run format's own reader splits at LF only, and a JSON line ending in CR is still an
         event (as read_json and --resume read it). Only this rare case pays for reading the file here.
         """
+        from core.runformat.read import read_event_lines  # imports pydantic: only for this rare case
+
         lines = read_event_lines(self.run_dir / EVENTS_FILE)
         if lines.malformed:
             self.con.executemany("INSERT INTO malformed_lines VALUES (?, ?, NULL)", lines.malformed)
