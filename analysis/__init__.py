@@ -11,7 +11,7 @@ A missing run folder or an unreadable manifest raises core.errors.RunFormatError
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from threading import Event
 from typing import Any
@@ -88,21 +88,23 @@ def analyze_run(db: RunDatabase, *, details: bool = False, paired: bool = True, 
     """analyze_runs for one loaded run."""
     # The checks decide whether a run's figures are shown, not what they are: the figures (metrics, money, the
     # crossover view) are computed meanwhile on a second connection (each of these small queries keeps one core
-    # busy) and dropped when a check fails.
+    # busy) and dropped when a check fails; the conversations, when asked for, are read on a third meanwhile.
     stop = Event()
-    with db.branch() as other, ThreadPoolExecutor(1) as pool:
+    with db.branch() as other, db.branch() as reader, ThreadPoolExecutor(2) as pool:
         figures = pool.submit(_figures, other, run_info(db), stop, paired=paired, pricing=pricing,
                               crossover=crossover, compare=compare)
+        read = pool.submit(detail_queries.conversations, reader) if details else None
         validation = validate(db)
         if not validation.passed:
             stop.set()
             other.con.interrupt()
             wait([figures])  # its result, or the error a broken run may give it, is not used
             if require_valid:
+                reader.con.interrupt()
                 raise RunValidationError(validation)
-            return RunAnalysis(validation, None, _conversations(db, passed=False) if details else None)
+            return RunAnalysis(validation, None, _conversations(db, read, passed=False) if read else None)
         summary, money, view, side = figures.result()
-        conversations = _conversations(db, passed=True) if details else None
+        conversations = _conversations(db, read, passed=True) if read else None
         return RunAnalysis(validation, summary, conversations, detail_queries.findings(db) if details else None,
                            money, view, side)
 
@@ -124,10 +126,12 @@ def _figures(db: RunDatabase, info: RunInfo, stop: Event, *, paired: bool, prici
     return summary, money, view, side
 
 
-def _conversations(db: RunDatabase, *, passed: bool) -> list[ConversationDetail] | None:
-    """The conversations of a run; for a run that failed validation, None when they cannot be read."""
+def _conversations(db: RunDatabase, read: Future[list[ConversationDetail]], *,
+                   passed: bool) -> list[ConversationDetail] | None:
+    """The conversations of a run (as `read` read them); for a run that failed validation, None when they cannot
+    be read."""
     try:
-        return detail_queries.conversations(db)
+        return read.result()
     except (WismoError, duckdb.Error) as exc:
         if passed:
             raise RunFormatError(f"{db.run_dir}: cannot read the conversations: {exc}") from None
