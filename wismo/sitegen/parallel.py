@@ -13,8 +13,9 @@ import multiprocessing
 import os
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,20 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
 
 
+@contextmanager
+def collecting() -> Iterator[None]:
+    """The garbage collector on within (whatever it was outside): rendering a page leaves reference cycles behind
+    (about 70 objects a conversation page), which a build that paused the collector (wismo.sitegen.from_runs)
+    must still free while it renders thousands of pages."""
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        yield
+    finally:
+        if not was_enabled:
+            gc.disable()
+
+
 def render_conversations(job: ConversationJob, jobs: int, meanwhile: Callable[[], None]) -> list[str]:
     """Write every conversation page, with `jobs` worker processes when that pays; return the pages' names.
 
@@ -82,7 +97,8 @@ def render_conversations(job: ConversationJob, jobs: int, meanwhile: Callable[[]
     total = conversation_count(job.data)
     if jobs <= 1 or total < MIN_PARALLEL or not can_fork():
         meanwhile()
-        return job.render(0, total)
+        with collecting():
+            return job.render(0, total)
     global _inherited
     _inherited = job
     job.env.get_template("conversation.html")  # compiled once, here, rather than once in every worker
@@ -96,7 +112,9 @@ def render_conversations(job: ConversationJob, jobs: int, meanwhile: Callable[[]
             # child; these children only run Python and Jinja and write files, never those libraries.
             warnings.filterwarnings("ignore", message=r".*use of fork\(\) may lead to deadlocks",
                                     category=DeprecationWarning)
-            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            # Each worker collects its own garbage (collecting()), the inherited data frozen out of its reach.
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
+                                     initializer=gc.enable) as pool:
                 tasks = [pool.submit(_render_inherited, start, min(start + CHUNK, total))
                          for start in range(0, total, CHUNK)]
                 try:
