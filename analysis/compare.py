@@ -35,8 +35,8 @@ from analysis.costs import Pricing, conversation_costs
 from analysis.crossover import kind_name
 from analysis.db import DEFAULT_RESAMPLES, DEFAULT_SEED, RunDatabase, sql_text
 from analysis.errors import RunValidationError
-from analysis.model import RunInfo
-from analysis.price_table import price_run
+from analysis.model import CompareSide, RunInfo
+from analysis.price_table import PriceTable, price_run
 from core.errors import WismoError
 
 ROW_COLUMNS = ("case_id", "design", "repetition", "asks", "case_order", "passed", "total_tokens", "turns",
@@ -51,10 +51,15 @@ class CompareRefused(WismoError):
 
 def compare_runs(baseline_dir: Path, candidate_dir: Path, *, tolerances: dict[str, float] | None = None,
                  confidence: float = 0.95, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                 pricing: Pricing | None = None) -> Comparison:
-    """The comparison of candidate against baseline; CompareRefused or RunValidationError when there is none."""
+                 pricing: Pricing | None = None, candidate: CompareSide | None = None) -> Comparison:
+    """The comparison of candidate against baseline; CompareRefused or RunValidationError when there is none.
+
+    `candidate`: the candidate run already read (compare_side, with the same `pricing`) on a load of its own, as
+    build-site reads it: candidate_dir is then not loaded again.
+    """
     base_info, base_rows = _load(Path(baseline_dir), pricing)
-    cand_info, cand_rows = _load(Path(candidate_dir), pricing)
+    cand_info, cand_rows = (candidate.info, candidate.rows) if candidate is not None \
+        else _load(Path(candidate_dir), pricing)
     _refuse_unless_comparable(base_info, cand_info)
     exact = not base_info.is_language_model and not cand_info.is_language_model
     limits = {**DEFAULT_TOLERANCES, **(tolerances or {})}
@@ -95,16 +100,22 @@ def _load(run_dir: Path, pricing: Pricing | None) -> tuple[RunInfo, list[dict[st
         validation = validate(db)
         if not validation.passed:
             raise RunValidationError(validation)
-        info = run_info(db)
-        rows = db.query_dicts("compare_rows.sql")
-        usd: dict[str, float] = {}
-        if pricing is not None:
-            table = price_run(db, pricing.book, pricing.price_as)
-            usd = {c.conversation_id: float(c.cost.usd) for c in conversation_costs(db, table, pricing.price_as)
-                   if c.cost.usd is not None}
+        side = compare_side(db, price_run(db, pricing.book, pricing.price_as) if pricing is not None else None,
+                            pricing.price_as if pricing is not None else None)
+    return side.info, side.rows
+
+
+def compare_side(db: RunDatabase, table: PriceTable | None, price_as: str | None) -> CompareSide:
+    """A loaded, validated run's compare rows (compare_rows.sql), with each conversation's cost when priced
+    (`table`: price_run on this db)."""
+    rows = db.query_dicts("compare_rows.sql")
+    usd: dict[str, float] = {}
+    if table is not None:
+        usd = {c.conversation_id: float(c.cost.usd) for c in conversation_costs(db, table, price_as)
+               if c.cost.usd is not None}
     for row in rows:
         row["usd"] = usd.get(row["conversation_id"])
-    return info, rows
+    return CompareSide(run_info(db), rows)
 
 
 def _refuse_unless_comparable(baseline: RunInfo, candidate: RunInfo) -> None:

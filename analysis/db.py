@@ -14,7 +14,6 @@ import duckdb
 from core.errors import RunFormatError
 from core.runformat import CLAIMS_FILE, COMPARISON_FILE, EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, SCORES_FILE
 from core.runformat.lock import writer_of
-from core.runformat.read import read_event_lines
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_RESAMPLES = 2000
@@ -70,6 +69,7 @@ class RunDatabase:
     def __init__(self, run_dir: Path, *, bootstrap_resamples: int = DEFAULT_RESAMPLES,
                  seed: int = DEFAULT_SEED) -> None:
         self.run_dir = Path(run_dir)
+        self.memo: dict[str, Any] = {}  # what is built once from the loaded run (analysis.checks.run_info)
         writer = writer_of(self.run_dir)
         if writer is not None:  # its last lines are still coming: checks would fail on a half-written run
             raise RunFormatError(f"{self.run_dir} is still being written by {writer}; validate, summarize or "
@@ -122,6 +122,8 @@ class RunDatabase:
         line; the run format's own reader splits at LF only, and a JSON line ending in CR is still an
         event (as read_json and --resume read it). Only this rare case pays for reading the file here.
         """
+        from core.runformat.read import read_event_lines  # imports pydantic: only for this rare case
+
         lines = read_event_lines(self.run_dir / EVENTS_FILE)
         if lines.malformed:
             self.con.executemany("INSERT INTO malformed_lines VALUES (?, ?, NULL)", lines.malformed)
@@ -131,7 +133,7 @@ class RunDatabase:
         macros), for queries run in another thread meanwhile: DuckDB keeps a query over a table of a few
         hundred thousand rows on one core, so two such queries at once use two."""
         other = RunDatabase.__new__(RunDatabase)
-        other.run_dir, other.info, other.con = self.run_dir, self.info, self.con.cursor()
+        other.run_dir, other.info, other.con, other.memo = self.run_dir, self.info, self.con.cursor(), self.memo
         for name in SHARED_VARIABLES:
             other.set_variable(name, self.scalar(f"SELECT getvariable('{name}')"))
         other.run_script("scoring.sql")  # its macros are temporary: each connection has its own

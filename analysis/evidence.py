@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import Any
 
 from analysis.model import TurnDetail
@@ -50,7 +51,7 @@ class GatheredEvidence:
         """The records of one kind."""
         return [r for r in self.records if r.kind == kind]
 
-    @property
+    @cached_property
     def identity(self) -> str:
         """A canonical text of the whole evidence: equal for two conversations that gathered the same."""
         return json.dumps([[(r.kind, r.record_id, r.fields) for r in self.records],
@@ -66,12 +67,19 @@ def _fields(kind: str, record: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 def gathered_evidence(turns: Sequence[TurnDetail]) -> GatheredEvidence:
     """Read every tool result of a conversation into records by kind; nothing about which tool returned it."""
+    return _gathered(tuple((call.arguments, call.result_text, bool(call.is_error))
+                           for turn in turns for call in turn.tool_calls))
+
+
+# The repetitions of a case read the same records with the same calls: each distinct sequence of calls is read
+# once (the evidence is frozen, so conversations that gathered the same share it).
+@lru_cache(maxsize=4096)
+def _gathered(calls: tuple[tuple[str, str | None, bool], ...]) -> GatheredEvidence:
     evidence = Evidence()
     unread: list[str] = []
-    for turn in turns:
-        for call in turn.tool_calls:
-            if not evidence.add_call(call.arguments, call.result_text, bool(call.is_error)):
-                unread.append(call.result_text if call.result_text is not None else "(no result recorded)")
+    for arguments, result_text, is_error in calls:
+        if not evidence.add_call(arguments, result_text, is_error):
+            unread.append(result_text if result_text is not None else "(no result recorded)")
     records = tuple(GatheredRecord(kind, ident, record.get("sku") if isinstance(record.get("sku"), str) else None,
                                    _fields(kind, record))
                     for kind in KINDS for ident, record in sorted(evidence.records[kind].items()))

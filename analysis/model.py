@@ -401,6 +401,16 @@ class RunAnalysis:
     crossover: CrossoverView | None = None  # None unless asked for
     # conversationId -> the claims the checker could not check (passed runs): listed apart, never findings.
     unchecked: dict[str, list[dict[str, Any]]] | None = None
+    compare_side: CompareSide | None = None  # None unless asked for (build-site --compare-with's candidate)
+
+
+@dataclass(frozen=True)
+class CompareSide:
+    """A validated run as `wismo compare` reads it: what its manifest says, and one row per conversation
+    (analysis/sql/compare_rows.sql, with its cost in USD when priced)."""
+
+    info: RunInfo
+    rows: list[dict[str, Any]]
 
 
 # The claim checker's finding kinds (analysis.claims): fixed names the site and the analysis group findings by,

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import WismoError
-from core.runformat.manifest import pricing_vendor
 
 MILLION = Decimal(1_000_000)
 PRICE_FILE_VERSION = 1
@@ -231,6 +230,10 @@ def library_lookup(model: str, provider: str | None, vendor: str | None,
     provider name had then, core.runformat.manifest.pricing_vendor). A provider without one talks to
     any server, so only a base URL genai-prices knows has a price (a local server stays unknown).
     """
+    # Imported here, not at the top: the manifest's module imports pydantic (a tenth of a second or more), which
+    # `wismo summarize` otherwise never needs; analysis.analyze_run prices a run beside its checks.
+    from core.runformat.manifest import pricing_vendor
+
     found = pricing_vendor(provider, vendor)
     if found is not None:
         return {"provider_id": found}

@@ -43,3 +43,16 @@ def test_before_after_gives_summarize_as_a_ratio_to_the_bare_scan_of_the_same_ro
     assert ratio["name"] == "summarize --json / bare scan, 100,000 conversations [after]"
     assert (ratio["median"], ratio["min"], ratio["max"]) == (5.0, 3.0, 5.0)  # 3/1, 5/1 (2.5/0.5), 5/1 (10/2)
     assert ratio["met"] is False and ratio["goal"] == "≤ 4 ×"
+
+
+def test_before_after_also_gives_the_cpu_time_ratio_when_it_was_measured():
+    from benchmarks.before_after import BARE_SCAN_NAME, _ratios
+
+    samples = {f"{BARE_SCAN_NAME}, 100,000 conversations (s)": [1.0, 2.0],
+               "  its CPU time (bare scan), 100,000 conversations (s)": [0.5, 0.5],
+               "wismo summarize --json, 100,000 conversations (s)": [3.0, 4.0],
+               "  its CPU time (summarize), 100,000 conversations (s)": [2.0, 3.0]}
+    wall, cpu = _ratios(samples, "after")
+    assert (wall["median"], wall["met"]) == (2.5, True)  # 3/1 and 4/2
+    assert cpu["name"] == "  CPU time, summarize --json / bare scan, 100,000 conversations [after]"
+    assert (cpu["min"], cpu["max"], cpu["goal"]) == (4.0, 6.0, None)

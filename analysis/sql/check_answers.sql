@@ -16,7 +16,7 @@ WITH finished AS (
     WHERE t.finished_lines > 0
 ), answers AS (
     SELECT *,
-           CASE WHEN regexp_matches(body, '^```(?:json)?\s*\n(?s:.*)\n```$')
+           CASE WHEN starts_with(body, '```') AND regexp_matches(body, '^```(?:json)?\s*\n(?s:.*)\n```$')
                 THEN trim(regexp_extract(body, '^```(?:json)?\s*\n((?s:.*))\n```$', 1)) ELSE body END AS answer_json
     FROM finished
 ), fields AS (
@@ -24,6 +24,9 @@ WITH finished AS (
            CASE WHEN json_valid(answer_json) THEN answer_json END AS parsed, assessment_text
     FROM answers
     WHERE status = 'answered'
+      -- an answer whose JSON is the assessment's, byte for byte once minified, agrees on every field: only
+      -- the others are taken apart field by field (the minified texts are equal for nearly every answer)
+      AND (answer_json IS NULL OR NOT json_valid(answer_json) OR json(answer_json) IS DISTINCT FROM assessment_text)
 )
 SELECT conversation_id, attempt, NULL::VARCHAR AS line,
        CASE WHEN status IN ('answered', 'invalid_answer', 'provider_limit', 'refused')

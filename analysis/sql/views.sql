@@ -25,9 +25,14 @@ SELECT conversation_id, attempt, conversation_lines AS events, superseded_marks 
 FROM event_groups
 WHERE readable AND NOT foreign_run AND conversation_id IS NOT NULL AND attempt IS NOT NULL;
 
--- One row per live attempt: what its events add up to, with the finished line's objects parsed.
+-- One row per live attempt: what its events add up to, with the finished line's objects parsed, and the
+-- text items of its last model response joined as the agent loop joins them (last_response_text).
 CREATE OR REPLACE TABLE attempt_totals AS
-SELECT g.* EXCLUDE (assessment_json, score_json, claimed_json, started_ts, finished_ts),
+SELECT g.* EXCLUDE (assessment_json, score_json, claimed_json, started_ts, finished_ts, last_response_items),
+       array_to_string(list_transform(
+           list_filter(json_extract(g.last_response_items, '$[*]'),
+                       lambda item: json_extract_string(item, '$.type') = 'text'),
+           lambda item: coalesce(json_extract_string(item, '$.text'), '')), '') AS last_response_text,
        try_cast(g.started_ts AS TIMESTAMPTZ) AS started_at,
        try_cast(g.finished_ts AS TIMESTAMPTZ) AS finished_at,
        g.assessment_json AS assessment_text,

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from altair.utils.schemapi import debug_mode as altair_debug_mode
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
@@ -25,7 +26,7 @@ from wismo.sitegen.context import SiteData, case_url, slug
 from wismo.sitegen.crossover import crossover_sections
 from wismo.sitegen.errors import SiteError, SiteWriteError
 from wismo.sitegen.money import money_sections
-from wismo.sitegen.output import finish_output, prepare_output
+from wismo.sitegen.output import finish_output, prepare_output, write_file
 from wismo.sitegen.overview import build_case_list_pages, build_overview, case_list_url
 from wismo.sitegen.pages import Link, ReviewImport, SiteNav
 from wismo.sitegen.parallel import ConversationJob, default_jobs, render_conversations, write_page
@@ -46,7 +47,9 @@ def isolate_bidi(value: Any) -> Any:
 
     The text itself is unchanged (a review key hashes it); every other value passes as it is.
     """
-    if isinstance(value, str) and not isinstance(value, Markup) and BIDI_CONTROLS.search(value):
+    # Called for every value every page prints: a plain str (most of them) is told apart by its type alone.
+    if (type(value) is str or (isinstance(value, str) and not isinstance(value, Markup))) \
+            and BIDI_CONTROLS.search(value):
         return Markup("<bdi>{}</bdi>").format(value)
     return value
 
@@ -54,8 +57,10 @@ def isolate_bidi(value: Any) -> Any:
 def make_environment(templates: Path) -> Environment:
     """Jinja with autoescape on for every template, undefined names as errors instead of blanks, and every
     text holding direction controls isolated (isolate_bidi)."""
+    # auto_reload off: the templates do not change during a build, so a page need not stat their files again.
     return Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined,
-                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, finalize=isolate_bidi)
+                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, finalize=isolate_bidi,
+                       auto_reload=False)
 
 
 def _review_import(tally: ReviewTally | None) -> ReviewImport | None:
@@ -88,7 +93,7 @@ def write_generated(out_dir: Path, name: str, text: str) -> str:
     data = text.encode("utf-8")
     stem, suffix = name.rsplit(".", 1)
     hashed = f"{stem}.{hashlib.sha256(data).hexdigest()[:8]}.{suffix}"
-    (out_dir / STATIC_DIR / hashed).write_bytes(data)
+    write_file(out_dir / STATIC_DIR / hashed, data)
     return f"{STATIC_DIR}/{hashed}"
 
 
@@ -124,48 +129,59 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     elif reviews is not None:
         # Verdicts only apply to summaries that are shown, i.e. those of runs that passed validation.
         data.reviews = fold_reviews(reviews, {run_id: data.details[run_id] for run_id in data.valid_ids})
-    # Every page's data is built before any worker forks: the review pages pretty-print the tool calls
-    # that the conversation pages then reuse (data.call_views).
-    # One colour per design across the site, so a design looks the same on every chart of every run.
-    colours = design_colours(data.designs())
-    overview = build_overview(data, _review_import(data.reviews), colours, crossover, money)
-    money_by_run = money_sections(money, data.valid_ids)
-    crossover_by_run = crossover_sections(crossover, data.valid_ids, colours)
-    case_pages = build_case_pages(data)
-    review_pages = build_review_pages(data)
-    check_report = build_check_report(data)
+    # The workers that render the conversation pages fork as soon as the folder is ready and inherit `data` as it
+    # is then; this process builds and writes every other page meanwhile (other_pages), charts included. A chart
+    # refused as unsafe (charts.render_svg) then stops the build after some conversation pages were written: the
+    # folder stays buildable, as after a write error, and no page with that chart is written.
     try:
-        prepare_output(out_dir, source)
+        previous = prepare_output(out_dir, source)
+        written: list[str] = []  # relative names: the previous build's files not among them are deleted at the end
         try:
             env = make_environment(source / TEMPLATES_DIR)
             nav = SiteNav(version=__version__, built_at=built_at or datetime.now(UTC).isoformat(timespec="seconds"),
                           cases=[Link(case_id, case_url(case_id)) for case_id in data.cases])
             assets = copy_static(source, out_dir)
+            written += assets.values()
             if data.reviews is not None:
                 assets[IMPORTED_REVIEWS] = write_generated(out_dir, IMPORTED_REVIEWS, imported_reviews_script(
                     data.reviews, {run_id: data.details[run_id] for run_id in data.valid_ids}))
+                written.append(assets[IMPORTED_REVIEWS])
             common = {"assets": assets, "nav": nav, "mixed": list(mixed)}
             invalid = [data.cards[run_id] for run_id in data.invalid_ids]
 
-            def other_pages() -> None:
-                write_page(env, "overview.html", out_dir / "index.html", "", page=overview, invalid_runs=invalid,
-                           money=money_by_run, crossover=crossover_by_run, comparison_page=comparison, **common)
-                if comparison is not None:
-                    write_page(env, COMPARE_PAGE, out_dir / COMPARE_PAGE, "", page=comparison, **common)
-                for case in case_pages:
-                    write_page(env, "case.html", out_dir / case_url(case.case_id), "../", page=case,
-                               invalid_runs=invalid, **common)
-                for review in review_pages:
-                    write_page(env, "review.html", out_dir / review_url(review.number), "", page=review, **common)
-                write_page(env, "checks.html", out_dir / "checks.html", "", page=check_report, **common)
-                for case_list in build_case_list_pages(data):
-                    write_page(env, "case_list.html", out_dir / case_list_url(case_list.number), "", page=case_list,
-                               **common)
+            def write(template: str, name: str, root: str, **context: Any) -> None:
+                write_page(env, template, out_dir / name, root, **context)
+                written.append(name)
 
-            render_conversations(ConversationJob(env, data, out_dir, common), default_jobs() if jobs is None else jobs,
-                                 meanwhile=other_pages)
+            def other_pages() -> None:
+                # One colour per design across the site, so a design looks the same on every chart of every run.
+                colours = design_colours(data.designs())
+                # Altair checks every object of a chart against the Vega-Lite schema as it is made ("debug mode"),
+                # which took two thirds of the overview's time at 10,000 conversations; the charts are the same
+                # without (the whole spec is still checked once, when rendered: charts.render_svg).
+                with altair_debug_mode(False):
+                    overview = build_overview(data, _review_import(data.reviews), colours, crossover, money)
+                    crossover_by_run = crossover_sections(crossover, data.valid_ids, colours)
+                money_by_run = money_sections(money, data.valid_ids)
+                case_pages = build_case_pages(data)
+                review_pages = build_review_pages(data)
+                check_report = build_check_report(data)
+                write("overview.html", "index.html", "", page=overview, invalid_runs=invalid, money=money_by_run,
+                     crossover=crossover_by_run, comparison_page=comparison, **common)
+                if comparison is not None:
+                    write(COMPARE_PAGE, COMPARE_PAGE, "", page=comparison, **common)
+                for case in case_pages:
+                    write("case.html", case_url(case.case_id), "../", page=case, invalid_runs=invalid, **common)
+                for review in review_pages:
+                    write("review.html", review_url(review.number), "", page=review, **common)
+                write("checks.html", "checks.html", "", page=check_report, **common)
+                for case_list in build_case_list_pages(data):
+                    write("case_list.html", case_list_url(case_list.number), "", page=case_list, **common)
+
+            written += render_conversations(ConversationJob(env, data, out_dir, common),
+                                            default_jobs() if jobs is None else jobs, meanwhile=other_pages)
         finally:
-            finish_output(out_dir)  # even a build that failed half-way lists what it wrote
+            finish_output(out_dir, previous, written)  # even a build that failed half-way lists what it wrote
     except OSError as exc:  # a read-only folder, a full disk: one line, exit 3, and the folder left buildable
         raise SiteWriteError(f"cannot write the site into {out_dir}: "
                              f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}") from None

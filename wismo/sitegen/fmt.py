@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup
@@ -111,6 +112,12 @@ def field_words(name: str, value: Any) -> str:
     return field_value(value)
 
 
+# A conversation's tool results and arguments come back in the next one of its case (each repetition reads the
+# same records), and json.dumps with an indent runs in pure Python: each distinct text is printed once per process.
+JSON_TEXTS_KEPT = 4096
+
+
+@lru_cache(maxsize=JSON_TEXTS_KEPT)
 def pretty_json(text: str | None) -> str:
     """Tool results and arguments pretty-printed when they are JSON, verbatim otherwise."""
     if text is None:
@@ -124,6 +131,7 @@ def pretty_json(text: str | None) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
+@lru_cache(maxsize=JSON_TEXTS_KEPT)
 def compact_json(text: str) -> str:
     """Arguments on one line, for the turn diagram."""
     try:

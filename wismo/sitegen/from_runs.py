@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -68,6 +70,30 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     with `prices` (default: genai-prices alone), estimated tokens only as `price_as` (analysis.costs).
     `compare_with` names a baseline run the one run given is compared with (analysis.compare): compare.html.
     """
+    with _collector_paused():
+        return _build_from_runs(run_dirs, out_dir, review_files, allow_mixed, jobs, prices, price_as, compare_with)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector off while the build makes what lives until its end (issue 21).
+
+    The conversations, the page data and the charts are millions of objects that stay alive: each full
+    collection walked all of them again, 2-3 s of this process's 9 s at 10,000 conversations. The pages it
+    renders turn the collector back on while they do (wismo.sitegen.parallel.collecting).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Sequence[Path], allow_mixed: bool,
+                     jobs: int | None, prices: PriceBook | None, price_as: str | None,
+                     compare_with: Path | None) -> SiteBuild:
     # Bad review files and an output folder the build may not use fail before any work.
     entries = load_reviews(review_files) if review_files else None
     check_output(out_dir)
@@ -76,8 +102,10 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     # One load per run serves its checks, its figures, its money, its crossover view and its conversation
     # pages; no page shows the paired rows (one per case and repetition), so they are not built.
     # check_mixing below refuses runs that are not like for like before anything is written.
+    # With --compare-with, what the comparison reads of the candidate is read on that load too.
+    pricing = Pricing(prices or PriceBook(), price_as)
     analyses: list[RunAnalysis] = analyze_runs(list(run_dirs), details=True, paired=False, crossover=True,
-                                               pricing=Pricing(prices or PriceBook(), price_as))
+                                               pricing=pricing, compare_side=compare_with is not None)
     validations = [a.validation for a in analyses]
     mixed = check_mixing([v.run for v in validations], allow_mixed)
     summaries = [a.summary for a in analyses if a.summary is not None]
@@ -91,20 +119,18 @@ def build_from_runs(run_dirs: Sequence[Path], out_dir: Path, review_files: Seque
     # Folded once, over the summaries shown (those of runs that passed validation): the pages and the report.
     tally = fold_reviews(entries, {run_id: d for run_id, d in details.items() if run_id in shown}) \
         if entries is not None else None
-    comparison = _comparison(compare_with, run_dirs[0], validations[0], Pricing(prices or PriceBook(), price_as)) \
-        if compare_with is not None else None
+    comparison = _comparison(compare_with, run_dirs[0], analyses[0], pricing) if compare_with is not None else None
     index = build_site(validations, summaries, details, out_dir, reviews=entries, findings_by_run=findings,
                        mixed=mixed, jobs=jobs, money=money, crossover=crossover, review_tally=tally,
                        comparison=comparison, unchecked_by_run=unchecked)
     return SiteBuild(index=index, validations=validations, reviews=tally, mixed=mixed, summaries=summaries)
 
 
-def _comparison(baseline: Path, candidate: Path, validation: RunValidation, pricing: Pricing) -> ComparisonPage | None:
+def _comparison(baseline: Path, candidate: Path, analysis: RunAnalysis, pricing: Pricing) -> ComparisonPage | None:
     """The comparison page, for a candidate that passed validation (one that failed shows its check report only).
 
-    The comparison loads both runs again (analysis.compare pairs them in a database of its own): a second load
-    of the candidate, paid only when a comparison is asked for.
+    The candidate's side was read on its one load (analyze_runs(compare_side=True)); only the baseline is loaded.
     """
-    if not validation.passed:
+    if not analysis.validation.passed or analysis.compare_side is None:
         return None
-    return comparison_page(compare_runs(baseline, candidate, pricing=pricing))
+    return comparison_page(compare_runs(baseline, candidate, pricing=pricing, candidate=analysis.compare_side))
