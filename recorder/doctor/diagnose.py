@@ -86,9 +86,10 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
         written = written or bool(chosen.get("written_calls"))
         await run_trials(diagnosis, trial_options(diagnosis, chosen, api_key_env, dataset_dir, timeout_s, trial,
                                                   written), add)
-    if diagnosis.usable and traits.local_server and is_local_url(base_url):
+    worth_a_command = diagnosis.usable or diagnosis.closest is not None
+    if worth_a_command and traits.local_server and is_local_url(base_url):
         diagnosis.flags.append("--concurrency 1")
-    if diagnosis.usable:
+    if worth_a_command:
         diagnosis.flags += timeout_flags(diagnosis.latencies_s)
         if cap != DEFAULT_MAX_OUTPUT_TOKENS:
             diagnosis.flags.append(f"--max-output-tokens {cap}")

@@ -37,17 +37,19 @@ class Diagnosis:
     verdict: str = ""
     notes: list[str] = field(default_factory=list)  # what will make the figures weaker even when record works
     latencies_s: list[float] = field(default_factory=list)
+    # Not usable, but with these flags added every design called a tool: the command to take on from.
+    closest: list[str] | None = None
 
     def check(self, label: str) -> Check | None:
         """The check with this label, if it was made."""
         return next((check for check in self.checks if check.label == label), None)
 
     def record_command(self) -> str:
-        """The `wismo record` command line doctor suggests."""
+        """The `wismo record` command line doctor suggests (the closest one when not usable)."""
         parts = ["wismo record", f"--provider {self.provider}"]
         if self.base_url and self.base_url_required:
             parts.append(f"--base-url {self.base_url}")
-        parts += [f"--model {self.model}", *self.flags]
+        parts += [f"--model {self.model}", *self.flags, *(self.closest or [])]
         return " ".join(parts)
 
     def latency_line(self) -> str | None:

@@ -32,7 +32,9 @@ DESIGNS = ("granular", "focused")
 # What each cause is, in a few words, and the flag that fixes it.
 CAUSES = {"text_calls": ("the model wrote its tool calls as text, which the server does not parse",
                          "--text-tool-calls"),
-          "instructions": ("the model called no tool under wismo's own instructions", "--instructions")}
+          "instructions": ("the model called no tool under wismo's own instructions", "--instructions"),
+          "answer_format": ("the model gave no answer wismo could read under wismo's own instructions",
+                            "--instructions")}
 AddChecks = Callable[..., None]
 
 
@@ -99,13 +101,19 @@ class Trial:
     def cause(self) -> Cause | None:
         """Why a design called no tool, when the trace shows a cause a flag can fix; None when it shows none."""
         silent = [design for design in self.designs if design.tool_calls == 0]
+        short_prompt = self.options.guidance is None and SHORT_INSTRUCTIONS.is_file()
         if not silent:
-            return None
+            # Every design called a tool: a short prompt that spells the answer out may still make it readable.
+            unread = any(not design.answer_parsed for design in self.designs)
+            return "answer_format" if unread and short_prompt else None
         if not self.options.text_tool_calls and any(design.written_unread for design in silent):
             return "text_calls"
-        if self.options.guidance is None and SHORT_INSTRUCTIONS.is_file():
-            return "instructions"
-        return None
+        return "instructions" if short_prompt else None
+
+    @property
+    def every_design_called(self) -> bool:
+        """Every design called a tool (whether or not its answer could be read)."""
+        return bool(self.designs) and all(design.tool_calls > 0 for design in self.designs)
 
 
 def remedy(options: RecordOptions, cause: Cause) -> RecordOptions:
@@ -210,6 +218,8 @@ async def run_trials(diagnosis: Diagnosis, options: RecordOptions, add: AddCheck
         if cause is None or cause in tried:
             diagnosis.usable = False
             diagnosis.verdict = _failure(trial, tried_flags)
+            if trial.every_design_called:  # the command that gets tool calls, for a user to take on from
+                diagnosis.closest = [flag for flag in flags_of(options) if flag not in diagnosis.flags]
             return
         what, flag = CAUSES[cause]
         options = remedy(options, cause)

@@ -266,3 +266,40 @@ def test_on_a_local_server_the_trial_conversations_are_capped_and_the_cap_is_pri
                       if "customerSummary" in r.body["messages"][0]["content"]}
     assert trial_caps == {300} and "--max-output-tokens 300" in mine.record_command()
     assert output_cap(None, local=False) == DEFAULT_MAX_OUTPUT_TOKENS  # a hosted API keeps record's default
+
+
+def _calls_but_answers_prose_unless(short_prompt_fixes: bool):
+    """A model that looks every record up, then answers in prose (the real 1.5B model did) — in wismo's JSON
+    only under the short prompt when `short_prompt_fixes`."""
+    server = compliant(answer=right_answer)
+
+    def responder(received: Received) -> Reply:
+        reply = server(received)
+        short = SHORT_INSTRUCTIONS.read_text().strip() in received.body["messages"][0]["content"]
+        if reply.body["choices"][0]["message"].get("tool_calls") or (short and short_prompt_fixes):
+            return reply
+        if "customerSummary" in received.body["messages"][0]["content"]:
+            return chat_reply(text="Your order has been delivered. Let me know if you need anything else.")
+        return reply
+
+    return FakeServer(responder, get=lambda r: Reply(200, server.models()))
+
+
+def test_answers_that_do_not_parse_under_wismo_s_instructions_are_tried_with_the_short_prompt():
+    with _calls_but_answers_prose_unless(short_prompt_fixes=True) as fake:
+        diagnosis = run(fake)
+    assert diagnosis.check("cause: the model gave no answer wismo could read under wismo's own instructions"
+                           ).detail == "trying again with --instructions examples/instructions/small-model.txt"
+    assert diagnosis.usable and "--instructions examples/instructions/small-model.txt" in diagnosis.flags
+
+
+def test_when_answers_never_parse_doctor_exits_1_and_prints_the_closest_command_that_gets_tool_calls():
+    with _calls_but_answers_prose_unless(short_prompt_fixes=False) as fake:
+        done = subprocess.run([*WISMO, "doctor", "--base-url", fake.url + "/v1", "--model", MODEL],
+                              capture_output=True, text=True, timeout=240, env=dict(os.environ), cwd=ROOT)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "the model gave no parseable answer in granular (invalid_answer), focused (invalid_answer)" in done.stdout
+    assert "record with:" not in done.stdout
+    command = done.stdout.split("closest record command", 1)[1].splitlines()[1].strip()
+    assert command.startswith(f"wismo record --provider openai-chat --base-url {fake.url}/v1 --model {MODEL}")
+    assert "--instructions examples/instructions/small-model.txt" in command and "--concurrency 1" in command

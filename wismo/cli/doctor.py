@@ -80,5 +80,8 @@ def doctor_command(provider: str, model: str | None, base_url: str | None, api_k
     for note in diagnosis.notes:
         click.echo(f"note: {note}")
     if not diagnosis.usable:
+        if diagnosis.closest is not None:
+            click.echo("closest record command (every design called a tool; the answers above did not all "
+                       f"parse: expect failures):\n  {diagnosis.record_command()}")
         sys.exit(1)
     click.echo(f"record with:\n  {diagnosis.record_command()}")
