@@ -90,9 +90,14 @@ def test_the_site_heads_its_columns_in_the_manifest_order(recorded, run_id, tmp_
     assert done.returncode == 0, done.stderr
     for page in ("index.html", "cases/partial-delivery.html"):
         html = (tmp_path / "site" / page).read_text(encoding="utf-8")
-        # column heads: of the overview's tables, and of the case page's run × design columns
-        heads = re.findall(r'<(?:th scope="col"[^>]*|h3 id="col-\d+(?:-\d+)?")>(granular|focused)\b', html)
+        # column heads: of the overview's tables, and of the case page's run × design columns; a
+        # difference's head ("granular − focused …") is not a design's column
+        heads = re.findall(r'<(?:th scope="col"[^>]*|h3 id="col-\d+(?:-\d+)?")>(granular|focused)\b(?! −)', html)
         assert heads and heads == ORDERS[run_id] * (len(heads) // 2), (page, heads)
+    # one sign convention, taken from the manifest's order: the second design minus the first
+    first, second = ORDERS[run_id]
+    overview = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert f">{second} − {first}" in overview and f">{first} − {second}" not in overview
 
 
 def test_check_lists_the_designs_in_records_default_order(tmp_path):

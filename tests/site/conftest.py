@@ -42,7 +42,9 @@ def _browser_problem() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: sync_playwright runs an event loop in this thread until it exits, and
+# tests after tests/site (test_adversarial.py) call asyncio.run(), which refuses to nest in it.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     """Chromium driven by Playwright; skipped without it, unless WISMO_REQUIRE_BROWSER=1 (CI), then failed."""
     problem = _browser_problem()
