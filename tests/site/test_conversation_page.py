@@ -89,7 +89,7 @@ def test_a_call_refused_by_the_budget_is_shown_in_its_turn_marked_not_run():
     first, second = page.turns
     assert [c.not_run for c in first.tool_calls] == [""]
     assert [c.name for c in second.tool_calls] == ["get_payment", "get_reservation", "get_tracking"]
-    assert {c.not_run for c in second.tool_calls} == {"refused by the max_tool_calls budget"}
+    assert {c.not_run for c in second.tool_calls} == {"refused: the tool-call budget was used up"}
     assert "3 more asked for, not run" in second.alt_text
     assert dict(page.totals)["Tool calls"] == "1 (+3 not run)"
     printed = [i.call for i in page.transcript[1].output_items if i.call]
@@ -106,11 +106,11 @@ def test_a_budget_refusal_recorded_by_wismo_record_reaches_the_page(tmp_path: Pa
     page = (tmp_path / "site" / "conversations" / "budget" / "carrier-delay.granular.r1.html").read_text()
     diagram = page.split('<h2 id="turns">')[1].split('<h2 id="fields">')[0]
     second = diagram.split("<strong>Model request 2</strong>")[1]
-    assert second.count("✗ not run") == 3 and "refused by the max_tool_calls budget" in second
+    assert second.count("✗ not run") == 3 and "refused: the tool-call budget was used up" in second
     assert "get_tracking" in second
     transcript = page.split('<h3 id="t2">')[1]
     assert transcript.count('class="item call not-run"') == 3
-    assert "Not run: refused by the max_tool_calls budget." in transcript
+    assert "Not run: refused: the tool-call budget was used up." in transcript
     assert "Error: the model asked for 3 more tool call(s) with 1 of 2 used." in page
 
 

@@ -81,9 +81,9 @@ def not_run_reason(detail: ConversationDetail, turn: TurnDetail) -> str:
     last = turn is detail.turn_details[-1]
     if last and detail.budget_hit == "max_tool_calls":
         # The loop refuses the whole batch before running any of it (recorder/agent/loop.py).
-        return "refused by the max_tool_calls budget"
+        return f"refused: {fmt.BUDGET_WORDS['max_tool_calls']} was used up"
     if last and detail.status != "answered":
-        return f"the conversation ended with status {detail.status}"
+        return f"the conversation {fmt.ending_words(detail.status, detail.budget_hit)}"
     return "no tool call was recorded for it"
 
 
