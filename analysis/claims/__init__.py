@@ -24,7 +24,9 @@ How it reads a summary (docs/claims.md has the kinds, the rules in full and the 
   (facts.order_facts gives one stand-in item).
 - A heading on a line of its own ("**Delivered**") is said of the items listed under it (sections.py).
 - Precision first: a claim whose item or date is not resolved (a shared name, a pronoun that could stand for two
-  groups, several dates for several items) is "could not check" (an Unchecked), never a finding.
+  groups, several dates for several items) is "could not check" (an Unchecked), never a finding; and every finding
+  must pass the confidence gate (gate.py), which asks again, from the sentence and the records alone, whether the
+  claim is simple enough to be sure of its subject, its date and its item's state.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 
 from analysis.claims.facts import order_facts
 from analysis.claims.finding import KINDS, MEANING, SEVERITY, Finding, Unchecked, findings_to_json, unchecked_to_json
+from analysis.claims.gate import ALL, Gates
 from analysis.claims.rules import Checker
 from core.domain.evidence import Evidence
 
@@ -43,7 +46,10 @@ from core.domain.evidence import Evidence
 # 6: structurally more conservative: "unmentioned" only when no word of the name or SKU appears, a role carried from
 #    an earlier cue accepts any local day of the item, an untensed weekday is read both ways, a date given to a state
 #    the records contradict is could-not-check (its state is the finding), names by head noun, brackets, shared words
-CHECKER_VERSION = 6
+# 7: the confidence gate (gate.py): every finding must pass it (its subject plainly named, no quoted record, condition
+#    or offer; its date one day, near no record's day unless plainly its own; its item all delivered or none unless a
+#    count is said; no hedge beside a certainty), else it is could-not-check
+CHECKER_VERSION = 7
 
 __all__ = ["CHECKER_VERSION", "KINDS", "MEANING", "SEVERITY", "ClaimCheck", "Finding", "Unchecked", "check_claims",
            "check_summary", "findings_to_json", "unchecked_to_json"]
@@ -57,9 +63,10 @@ class ClaimCheck:
     unchecked: list[Unchecked]
 
 
-def check_claims(summary: str, evidence: Evidence, order_id: str) -> ClaimCheck:
-    """The findings for `summary` about `order_id`, and the claims the checker could not resolve."""
-    checker = Checker(summary, order_facts(evidence, order_id))
+def check_claims(summary: str, evidence: Evidence, order_id: str, gates: Gates = ALL) -> ClaimCheck:
+    """The findings for `summary` about `order_id`, and the claims the checker could not resolve (every gate holds
+    unless a measurement turns one off)."""
+    checker = Checker(summary, order_facts(evidence, order_id), gates)
     findings = checker.run()
     return ClaimCheck(findings, checker.unchecked_claims())
 

@@ -34,6 +34,9 @@ class ItemFacts:
     # Every day its carrier events were stamped, on the clock's offset and in the carrier's own: a date whose role
     # was not resolved only needs to be one of the item's days, in any role.
     event_days: tuple[str, ...] = ()
+    # Every day its tracking and reservation records carry, in any field but when they were looked up (checkedAt):
+    # the days a date about the item may be confused with (the confidence gate).
+    record_days: tuple[str, ...] = ()
 
     def any_days(self) -> set[str]:
         """The item's days in any role: delivered, estimated, restocked or a carrier event."""
@@ -58,6 +61,7 @@ class OrderFacts:
     order_status: str | None = None  # the order record's own status ("delivered", "processing")
     carrier_text: tuple[str, ...] = ()  # the carrier events' descriptions and locations ("Delayed at regional hub")
     gathered: bool = True  # False when nothing about the order was gathered: no record and no failed lookup
+    order_days: tuple[str, ...] = ()  # every day the order and payment records carry (placed, promised, charged)
 
     def item(self, sku: str) -> ItemFacts:
         """The facts for one SKU of this order."""
@@ -89,13 +93,14 @@ def _local_day(value: Any, zone: tzinfo | None) -> str | None:
     return moment.astimezone(zone).date().isoformat() if moment.tzinfo else day
 
 
-def _days_in(record: Any, zone: tzinfo | None = None) -> set[str]:
+def _days_in(record: Any, zone: tzinfo | None = None, *, skip: str = "") -> set[str]:
     """Every ISO day in a record, however deeply nested, as stamped and on the clock's offset; used to tell a real
-    date from an invented one."""
+    date from an invented one. A field named `skip` is left out."""
     if isinstance(record, dict):
-        return set().union(*(_days_in(v, zone) for v in record.values())) if record else set()
+        values = [v for k, v in record.items() if k != skip]
+        return set().union(*(_days_in(v, zone, skip=skip) for v in values)) if values else set()
     if isinstance(record, list):
-        return set().union(*(_days_in(v, zone) for v in record)) if record else set()
+        return set().union(*(_days_in(v, zone, skip=skip) for v in record)) if record else set()
     day = _day(record)
     if not (day and day[4] == "-" and day[:4].isdigit()):
         return set()
@@ -222,7 +227,8 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
             missing=missing, notes=tuple(notes),
             # On the clock's offset only: "Tuesday" for a UPS stamp of Monday 21:30 local is the UTC day, a wrong day.
             event_days=tuple(sorted({d for t in available if (d := _local_day((t.get("latestEvent") or {}).get("at"),
-                                                                              zone))}))))
+                                                                              zone))})),
+            record_days=tuple(sorted(_days_in(tracking, zone, skip="checkedAt") | _days_in(reservations, zone)))))
     order_missing = tuple(ref for ref in derived.missingEvidence if owner.get(ref) is None)
     checked = [d for t in found["tracking"] if (d := _day(t.get("checkedAt")))]
     if payment is None:
@@ -236,4 +242,5 @@ def order_facts(evidence: Evidence, order_id: str) -> OrderFacts:
                       missing_notes, max(checked) if checked else None,
                       payment_status=payment.get("status") if payment else None, carriers=carriers,
                       carrier_text=carrier_text,
+                      order_days=tuple(sorted(_days_in(order, zone) | _days_in(payment or {}, zone))),
                       order_status=order.get("status") if isinstance(order.get("status"), str) else None)

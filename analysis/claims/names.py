@@ -296,7 +296,7 @@ def _resolved_by_earlier(text: str, mentions: list[Mention]) -> list[Mention]:
 
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
             "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a pair of": 2}
-_COUNT = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of"
+_COUNT = re.compile(r"(?<![/\d])\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of"
                     r"|a pair of)\b"
                     r"(?!\s*(?:st|nd|rd|th|%|:|/|\.\d|am|pm)\b)(?!\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
                     r"|days?|weeks?|hours?|working|business)\w*)", _FLAGS)
@@ -307,6 +307,8 @@ _AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?::\s*|\(|(?<=\s))(\d{1,3
                           r"(?:the |your )?(?:\d{1,3}|one|two|three|four|five|six"
                           r"|seven|eight|nine|ten|eleven|twelve)\b", _FLAGS)
 _HALF = re.compile(r"\bhalf\s+(?:of\s+)?(?:the|your|my)?\s*$", _FLAGS)
+# "2/4 bowls": two of the four.
+_FRACTION = re.compile(r"(?<![/\d])\b(\d{1,3})\s*/\s*\d{1,3}\s+(?:[\w'’-]+\s+){0,2}$")
 
 
 def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | None:
@@ -327,6 +329,8 @@ def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | N
     window = text[window_start + words[0].start():mention.start]
     if _HALF.search(window):
         return max(1, quantity // 2)
+    if fraction := _FRACTION.search(window):
+        return int(fraction[1])
     found = _COUNT.search(window)
     return _number(found[1]) if found else None
 

@@ -42,8 +42,10 @@ from analysis.claims.cues import (
 from analysis.claims.dates import DateChecks
 from analysis.claims.facts import ItemFacts, OrderFacts
 from analysis.claims.finding import SEVERITY, Finding, Unchecked
+from analysis.claims.gate import ALL, Gates, gate
 from analysis.claims.names import Mention, item_mentions, plausibly_named, stated_count
 from analysis.claims.payment import payment_claims, supported
+from analysis.claims.reading import Reading
 from analysis.claims.sections import section_headings
 from analysis.claims.text import VAGUE_TIME, DateMention, Span, clauses, date_mentions, sentences, stance
 
@@ -51,8 +53,9 @@ from analysis.claims.text import VAGUE_TIME, DateMention, Span, clauses, date_me
 class Checker(DateChecks):
     """Checks one summary against one order's facts; `run()` returns the findings."""
 
-    def __init__(self, summary: str, facts: OrderFacts) -> None:
+    def __init__(self, summary: str, facts: OrderFacts, gates: Gates = ALL) -> None:
         self.summary = summary
+        self.gates = gates
         self.facts = facts
         self.all_skus = tuple(i.sku for i in facts.items)
         self.findings: list[Finding] = []
@@ -63,6 +66,7 @@ class Checker(DateChecks):
         self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items if i.sku],
                                                      facts.carrier_text)
         self.carrier_cause = carrier_cause(facts.carriers)
+        self.reading = Reading(summary, self.mentions)
 
     # --- plumbing ----------------------------------------------------------------------------------
 
@@ -78,6 +82,10 @@ class Checker(DateChecks):
         if clause is not None and clause.unsure and kind != "unsupported_payment":  # a payment is the order's
             # Precision first: a claim about an item it did not resolve is "could not check", never a finding.
             self.unchecked.append(Unchecked(kind, sentence, self.summary[start:end], clause.unsure, start, end))
+            return
+        if clause is not None and (reason := gate(self.reading, self.facts, kind, sku, start, end, self.gates)):
+            # The confidence gate (gate.py): what the claim is about is not sure enough for a finding.
+            self.unchecked.append(Unchecked(kind, sentence, self.summary[start:end], reason, start, end))
             return
         sku = sku or None  # the stand-in item of an order nothing was gathered about names no SKU
         if any(f.kind == kind and f.sku == sku and f.sentence == sentence and sentence for f in self.findings):

@@ -1,8 +1,10 @@
 """The fifth corpus, written blind over a fifth dataset: what is true of its data, and the checker on its dev half.
 
 The held-out half (tests/data/claims_fifth_heldout.json) was scored once by checker v6 after its rules were final,
-with aggregate figures only (it is in claims_scoring.BLIND); the test below holds that documented row to what the
-checker does. Otherwise its entries are only read as data (counts, the split, labels against the records).
+with aggregate figures only (it is in claims_scoring.BLIND). Its documented row is v6's: under a later checker the
+tests that score it are skipped, so that no one changing the rules sees even its aggregate figures move; the lead
+scores a blind half once, after the rules are final. Otherwise its entries are only read as data (counts, the
+split, labels against the records).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from analysis.claims import KINDS
+from analysis.claims import CHECKER_VERSION, KINDS
 from core.domain.dataset import load_dataset
 from core.domain.evidence import derive
 from tests.analysis.claims_scoring import (
@@ -168,11 +170,18 @@ def test_the_dev_halfs_figures_are_the_documented_now_row(dev: Corpus) -> None:
     assert _documented("fifth dataset, `tests/data/claims_fifth.json` (dev half), now") == score(dev).row()
 
 
+# Checker v7 changed the rules after v6's one run on the blind half: its figures there are for the lead to take once.
+SCORED_BY_THIS_CHECKER = pytest.mark.skipif(
+    CHECKER_VERSION != 6, reason="the blind held-out half was scored by checker v6 only; a later checker's run on it "
+                                 "is the lead's, once, after its rules are final")
+
+
 @pytest.fixture(scope="module")
 def held_out() -> Corpus:
     return Corpus(HELD_OUT, fifth_records(), {c["caseId"]: c["orderId"] for c in fifth_cases()})
 
 
+@SCORED_BY_THIS_CHECKER
 def test_the_held_out_halfs_first_run_is_what_the_checker_does(held_out: Corpus) -> None:
     """Scored once by checker v6 after its rules were final (aggregate figures only: the half is in BLIND, so no
     summary and no per-summary result is shown). A rule changed since fails here: the figure is then no longer
@@ -182,6 +191,7 @@ def test_the_held_out_halfs_first_run_is_what_the_checker_does(held_out: Corpus)
     assert _documented("fifth held out, first run (checker v6)") == result.row()
 
 
+@SCORED_BY_THIS_CHECKER
 @pytest.mark.xfail(strict=True, reason="the held-out half is not at the bar (docs/claims.md)")
 def test_the_held_out_half_holds_the_bar(held_out: Corpus) -> None:
     result = score(held_out)

@@ -1,0 +1,113 @@
+"""Gate (b), the date: a date finding only when the date is one day, and either no record of the item or order gives
+a day near it (the date is invented, whoever it is said of), or the claim says plainly whose date it is.
+
+A date near a day the records give (another item's, another role's, a day off on a clock's offset) is the kind a
+checker misattributes: in "the noren (due Fri), two tumblers (due Sat)" a rule that reads the list one item off flags
+a right date. So such a date is flagged only when the claim's own clauses hold that one date ("The lamp will be
+delivered on 14 June") or name its item right after it ("22 March for the kettle").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from analysis.claims.cues import DELIVERED, FUTURE_MARKER
+from analysis.claims.facts import OrderFacts
+from analysis.claims.reading import Reading
+from analysis.claims.text import DateMention, date_mentions, resolve_past, resolve_relative
+
+_FOR_ITEM = re.compile(r"\s+for\s+(?:the\s+|your\s+|both\s+)?", re.I)
+
+
+def date_reason(reading: Reading, facts: OrderFacts, sku: str | None, start: int, end: int, *,
+                pool: str = "item+order", slack: int = 1, attribution: str = "scope") -> str:
+    """Why the date claimed at summary[start:end] about `sku` (None: the order) is not sure ("" when it is).
+
+    `pool`: whose records' days it may not be near ("item", "item+order", "order": every item's); `slack`: how many
+    days either way; `attribution`: where it must be the only date to be flagged though near one ("scope": the
+    claim's clauses, "sentence", "none": never)."""
+    found = date_mentions(reading.summary, start, end)
+    if not found:
+        return "no date could be placed in the claim"
+    mention = found[-1]
+    label = reading.summary[mention.start:mention.end]
+    owner = reading.bracket_owner(mention.start)
+    if sku and owner is not None and sku not in owner:
+        return f"'{label}' is said of {'/'.join(owner)}, not {sku}"
+    if mention.kind == "anaphoric":  # "the day after": counted from the calendar date before it
+        earlier = [d for d in date_mentions(reading.summary, 0, mention.start) if d.kind == "calendar"]
+        mention = (mention.shifted(earlier[-1]) if earlier else None) or mention
+    spans, first = reading.clause_at(start)
+    days = _days(mention, facts, label, reading.summary[min(spans[first].start, start):mention.end])
+    if not days:
+        timed = [i for i in facts.items if (sku is None or i.sku == sku)
+                 and (i.estimates or i.delivered_days or i.restock_days)]
+        # "within 3-5 days" for an item no record gives a day: nothing it could be mistaken for
+        return f"'{label}' cannot be placed on a day" if timed else ""
+    if mention.kind == "calendar" and len({(d.year, d.month) for d in days}) > 1:
+        return f"'{label}' is not one day"  # "2/4": the 2nd of April or the 4th of February, or no date at all
+    window = timedelta(days=slack)
+    near = sorted(p for p in _pool(facts, sku, pool) for day in days if abs(date.fromisoformat(p) - day) <= window)
+    if not near:
+        return ""  # whichever day it is, no record gives one near it: the date is wrong
+    if len(days) > 1:
+        return f"'{label}' is not one day, and one it may be is near {near[0]}, a day the records give"
+    if _plainly_whose(reading, mention, sku, start, end, attribution):
+        return ""
+    return f"'{label}' is {'near ' if slack else ''}{near[0]}, a day the records give, and the sentence does not " \
+           "say plainly whose date it is"
+
+
+def _days(mention: DateMention, facts: OrderFacts, label: str, clause: str) -> list[date]:
+    """The days a date can be: a year or month left out is one the records give; a weekday is the last one when its
+    clause says it happened, the next when it says it will, else either."""
+    known = sorted(date.fromisoformat(d) for d in facts.known_days)
+    if mention.kind == "promised":
+        return [date.fromisoformat(facts.promised)] if facts.promised else []
+    if mention.kind == "relative":
+        past = [date(*d) for d in resolve_past(label, facts.clock)]
+        ahead = resolve_relative(label, facts.clock)
+        future = [date(*ahead)] if ahead else []
+        if DELIVERED.search(clause) and past:
+            return past
+        if FUTURE_MARKER.search(clause) and future:
+            return future
+        return sorted({*past, *future})
+    if mention.kind != "calendar":
+        return []
+    days: set[date] = set()
+    for year, month, day in mention.candidates:
+        for y, m in {(year, month)} if year and month else {(year or k.year, month or k.month) for k in known}:
+            try:
+                days.add(date(y, m, day))
+            except ValueError:
+                continue
+    return sorted(days)
+
+
+def _pool(facts: OrderFacts, sku: str | None, pool: str) -> set[str]:
+    """The days the records give, in any role, that a date about `sku` may be confused with."""
+    days: set[str] = set()
+    for item in facts.items:
+        if pool == "order" or sku is None or item.sku == sku:
+            days |= item.any_days() | set(item.record_days)
+    return days | (set(facts.order_days) if pool != "item" else set())
+
+
+def _plainly_whose(reading: Reading, mention: DateMention, sku: str | None, start: int, end: int,
+                   attribution: str) -> bool:
+    """Whether the summary says plainly which item the date is for: "22 March for the kettle", or the claim's clauses
+    (or sentence) hold that one date."""
+    if attribution == "none":
+        return False
+    named = _FOR_ITEM.match(reading.summary, mention.end)
+    owner = next((m for m in reading.mentions if named and m.start == named.end() and not m.ambiguous), None)
+    if owner is not None:
+        return sku in owner.skus
+    if attribution == "sentence":
+        lo, hi = reading.spans[reading.sentence_at(start)].start, reading.spans[reading.sentence_at(start)].end
+    else:
+        scope = reading.scope(start, end)
+        lo, hi = scope[0].start, scope[-1].end
+    return len(date_mentions(reading.summary, lo, hi)) == 1
