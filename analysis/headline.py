@@ -70,6 +70,8 @@ def headline(summary: RunSummary) -> Headline:
                 if (names := [o for o, s in sides.items() if s == side])]
         lead = (f"The designs differ in correctness: {rates}. Against {baseline}, {'; '.join(said)}: where a "
                 f"pass rate differs, that, not a cost saving, is the result of this run.")
+        lead += "".join(f" {pairs.other} against {baseline}: by {by_chance(pairs)}." for pairs in summary.pairs
+                        if sides[pairs.other] and not pairs.beyond_chance)
     else:
         lead = f"All {len(designs)} designs were equally often right: {rates}."
     by_other = {}
@@ -80,6 +82,13 @@ def headline(summary: RunSummary) -> Headline:
                         f"{baseline} was right in {pairs.only_baseline} and only {pairs.other} in "
                         f"{pairs.only_other}.")
     return Headline(lead, [line for mine in by_other.values() for line in mine], warnings, differ, biased, by_other)
+
+
+def by_chance(pairs: PairCounts) -> str:
+    """A pass-rate difference chance alone could give, in words, with the test and what to do about it."""
+    return (f"a margin chance alone could give (only {pairs.baseline} was right in {pairs.only_baseline} and only "
+            f"{pairs.other} in {pairs.only_other} of {pairs.pairs} pairs: McNemar's exact test p = "
+            f"{pairs.chance_p:.2f}); record more repetitions (wismo plan) before choosing on it")
 
 
 def _names(names: list[str]) -> str:
@@ -97,8 +106,9 @@ def _two_designs(summary: RunSummary, warnings: list[str], biased: bool) -> Head
         better = other if o_passed / max(o_total, 1) > b_passed / max(b_total, 1) else baseline
         # Pass rates baseline first, as every table lists the designs.
         lead = (f"The designs differ in correctness: {baseline} passed {_share(b_passed, b_total)}, {other} "
-                f"{_share(o_passed, o_total)}. {better} was right more often; that, not a cost saving, is the "
-                f"result of this run.")
+                f"{_share(o_passed, o_total)}. {better} was right more often"
+                + ("; that, not a cost saving, is the result of this run." if pairs.beyond_chance else
+                   f", but by {by_chance(pairs)}."))
     else:
         lead = f"Both designs were equally often right: {baseline} {_share(b_passed, b_total)}, {other} " \
                f"{_share(o_passed, o_total)}."

@@ -7,6 +7,7 @@ be traced back to events.jsonl. Token figures are None where the provider report
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -202,6 +203,10 @@ class MetricComparison:
     all_saving_pct: float | None = None
 
 
+# A pass-rate difference is called beyond chance below this p (McNemar's exact test on the pairs).
+CHANCE_LEVEL = 0.05
+
+
 @dataclass(frozen=True)
 class PairCounts:
     """The (case, repetition) pairs where both designs finished, and who answered them correctly."""
@@ -212,6 +217,22 @@ class PairCounts:
     correct_pairs: int  # both passed: the pairs every saving is computed over
     only_baseline: int  # only the baseline passed
     only_other: int  # only the other passed
+
+    @property
+    def chance_p(self) -> float:
+        """How likely chance alone splits the pairs only one design got right at least this unevenly.
+
+        McNemar's exact test: under "neither design is more often right", each such pair is a fair coin, so the
+        two-sided p is twice the binomial tail of the smaller count (1.0 when no pair split them).
+        """
+        split = self.only_baseline + self.only_other
+        tail = sum(comb(split, k) for k in range(min(self.only_baseline, self.only_other) + 1)) / 2 ** split
+        return min(1.0, 2 * tail)
+
+    @property
+    def beyond_chance(self) -> bool:
+        """The pass rates differ by more than chance gives in 1 study of 20 (p < 0.05)."""
+        return self.chance_p < CHANCE_LEVEL
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,10 @@ def test_the_headline_states_every_pass_rate_and_one_saving_per_design(three):
     words = headline(three)
     assert words.lead == ("The designs differ in correctness: granular passed 3/4 (75 %), focused 3/4 (75 %), "
                           "middle 4/4 (100 %). Against granular, middle was right more often; focused was right "
-                          "as often: where a pass rate differs, that, not a cost saving, is the result of this run.")
+                          "as often: where a pass rate differs, that, not a cost saving, is the result of this run. "
+                          "middle against granular: by a margin chance alone could give (only granular was right in 0 "
+                          "and only middle in 1 of 4 pairs: McNemar's exact test p = 1.00); record more repetitions "
+                          "(wismo plan) before choosing on it.")
     assert words.pass_rates_differ and list(words.by_other) == [F, M]
     assert words.by_other[M] == [
         "Over the 3 of 4 pairs where both answered correctly, middle used 50.0 % fewer total tokens than granular "

@@ -4,10 +4,11 @@ Every figure comes from the run's summary (pass counts, medians over the pairs b
 correctly), its conversations (the tokens each request re-sent from earlier turns) and its crossover view
 (per question kind and order size); the template only prints the strings built here.
 
-The rule, in order: a design right more often is preferred, whatever it costs; among designs right as
-often, the one using fewer total tokens where both were right. The reason names the mechanism the run
-measured: every request re-sends the whole conversation so far, so a design that needs more requests
-carries more tokens; where the requests are as many, the size of the tool results decides.
+The rule, in order: a design right more often is preferred, whatever it costs, when chance alone would
+rarely give the difference (McNemar's exact test on the pairs, p < 0.05; otherwise there is no clear pick);
+among designs right as often, the one using fewer total tokens where both were right. The reason names
+the mechanism the run measured: every request re-sends the whole conversation so far, so a design that
+needs more requests carries more tokens; where the requests are as many, the size of the tool results decides.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from itertools import groupby
 from statistics import median
 
 from analysis.costs import RunMoney
-from analysis.headline import HEADLINE_METRIC
+from analysis.headline import HEADLINE_METRIC, by_chance
 from analysis.model import ConversationDetail, CrossoverPoint, CrossoverView, DesignMetrics, RunSummary
 from analysis.money_words import comparison_sentence
 from wismo.sitegen import fmt
@@ -127,6 +128,13 @@ def _sentence(summary: RunSummary, details: Sequence[ConversationDetail],
     if not any(m.passed for m in designs):
         return "", "No design to prefer: no conversation of any design was answered correctly.", []
     best, rival, more_often = _pick(summary)
+    pairs = next((p for p in summary.pairs if {p.baseline, p.other} == {best.design, rival.design}), None)
+    if more_often and pairs is not None and not pairs.beyond_chance:
+        # A pass-rate difference chance alone could give picks nothing, and neither do its kinds' single points.
+        why = _failures(rival)
+        return "", (f"No clear pick: {best.design} was right in {best.passed}/{best.conversations} and {rival.design} "
+                    f"in {rival.passed}/{rival.conversations}" + (f" ({rival.design}'s failures: {why})" if why else "")
+                    + f", {by_chance(pairs)}."), []
     kinds = kind_verdicts(view, best.design)
     # The exceptions follow the sentence as a list of their own (Recommendation.exceptions).
     scope = f"Prefer {best.design}" + (" for every kind of question" if kinds and not any(k.exceptions for k in kinds)
