@@ -35,9 +35,12 @@ _UNSAFE_SVG = re.compile(r"<\s*(script|foreignObject|iframe|object|embed)\b"  # 
 
 
 def _config(chart: AnyChart) -> AnyChart:
-    return chart.configure(font=FONT, background="white").configure_view(stroke=None) \
-        .configure_axis(labelFontSize=12, titleFontSize=12, labelLimit=260).configure_facet(spacing=24) \
-        .configure_title(fontSize=14, anchor="start", offset=10)
+    # One configure() for the whole config: each configure_*() copies the chart, and copying a layered or faceted
+    # chart builds its layers again (a sixth of the charts' time at 10,000 conversations). The same spec.
+    return chart.configure(font=FONT, background="white", view=alt.ViewConfig(stroke=None),
+                           axis=alt.AxisConfig(labelFontSize=12, titleFontSize=12, labelLimit=260),
+                           facet=alt.CompositionConfig(spacing=24),
+                           title=alt.TitleConfig(fontSize=14, anchor="start", offset=10))
 
 
 def render_svg(chart: AnyChart, chart_id: str) -> Markup:
