@@ -157,14 +157,15 @@ def _chart_spec(view: CrossoverView, measure: str, colours: Colours | None, widt
         subtitle = SUBTITLE_SEVERAL
     narrow = width < 300
     panel = width if narrow else 300
-    return alt.layer(lines, points, passes, rules, data=alt.Data(values=data)) \
-        .properties(width=panel, height=150 if narrow else 160) \
-        .facet(facet=alt.Facet("kind:N", title=None, sort=list(view.kinds), header=alt.Header(labelFontWeight="bold")),
-               columns=1 if narrow else 2) \
-        .resolve_axis(x="independent", y="independent") \
-        .properties(title=alt.TitleParams(wrap_title(f"Median {label} by order size", 2 * panel),
-                                          subtitle=wrap_title(subtitle, panel if narrow else 2 * panel + 60),
-                                          subtitleFontSize=11, subtitleColor="#444"))
+    # Every property given where the chart is made, none set afterwards: each .properties(), .resolve_axis() or a
+    # facet of a chart holding its data copies the chart, and copying layers builds them again (deep copies).
+    return alt.layer(lines, points, passes, rules, width=panel, height=150 if narrow else 160).facet(
+        facet=alt.Facet("kind:N", title=None, sort=list(view.kinds), header=alt.Header(labelFontWeight="bold")),
+        data=alt.Data(values=data), columns=1 if narrow else 2,
+        resolve=alt.Resolve(axis=alt.AxisResolveMap(x="independent", y="independent")),
+        title=alt.TitleParams(wrap_title(f"Median {label} by order size", 2 * panel),
+                              subtitle=wrap_title(subtitle, panel if narrow else 2 * panel + 60),
+                              subtitleFontSize=11, subtitleColor="#444"))
 
 
 def _chart(view: CrossoverView, measure: str, number: int, colours: Colours | None = None) -> Chart | None:
