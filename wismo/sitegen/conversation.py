@@ -163,7 +163,8 @@ def turn_bar(turn: TurnDetail, scale: int, calls: list[ToolCallView], is_last: b
         estimated=turn.estimated, latency=fmt.ms(turn.latency_ms),
         tool_calls=calls, final_text=_texts(turn.output_items),
         error=_error_text(turn.error), alt_text=alt, is_last=is_last, text_anchor=text_anchor(turn.turn),
-        server_time=request_time(turn))
+        server_time=request_time(turn), ran_calls=[c for c in calls if not c.not_run],
+        refused_calls=[c for c in calls if c.not_run])
 
 
 class _Printed:
@@ -287,7 +288,10 @@ def transcript(turns: list[TurnDetail], calls: list[list[ToolCallView]]) -> list
                 + (f" · stop reason {turn.stop_reason}" if turn.stop_reason else "")
                 + (f" · answer schema {ANSWER_FORMATS.get(turn.answer_format, turn.answer_format)}"
                    if turn.answer_format else ""))
-        result.append(TranscriptTurn(turn.turn, meta, request_items, output_items, _error_text(turn.error)))
+        refused = [item.call is not None and bool(item.call.not_run) for item in output_items]
+        result.append(TranscriptTurn(turn.turn, meta, request_items, output_items, _error_text(turn.error),
+                                     shown_items=[i for i, r in zip(output_items, refused, strict=True) if not r],
+                                     refused_items=[i for i, r in zip(output_items, refused, strict=True) if r]))
     return result
 
 

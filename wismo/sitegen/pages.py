@@ -575,6 +575,9 @@ class TurnBar:
     is_last: bool = False
     text_anchor: str = ""  # where the transcript prints its text output in full
     server_time: str | None = None  # where the server says the request's time went; None: it did not say
+    # tool_calls split as the page lists them (computed here, not filtered by the template on every page)
+    ran_calls: list[ToolCallView] = field(default_factory=list)
+    refused_calls: list[ToolCallView] = field(default_factory=list)  # asked for, never run
 
 
 @dataclass(frozen=True)
@@ -628,6 +631,9 @@ class TranscriptTurn:
     request_items: list[TranscriptItem]
     output_items: list[TranscriptItem]  # every tool call the response asked for is one of them, with its result
     error: str | None
+    # output_items split as the page prints them: the tool calls asked for and never run are folded apart
+    shown_items: list[TranscriptItem] = field(default_factory=list)
+    refused_items: list[TranscriptItem] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
