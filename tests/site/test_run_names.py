@@ -68,6 +68,18 @@ def test_budgets_read_as_words():
     assert budget_words(factories.run_info()) == ("max 8 turns · max 20 tool calls · request timeout 120 s · "
                                                   "deadline 600 s")
     assert budget_words(replace(factories.run_info(), budgets={"maxCost": 2.5})) == "maxCost 2.5"
+    assert budget_words(replace(factories.run_info(), budgets={"maxToolResultBytes": 1000000,
+                                                               "maxOutputTokens": 1024})) == \
+        "tool results up to 1,000,000 bytes · max 1,024 output tokens per reply"
+
+
+def test_a_budget_an_older_run_did_not_record_reads_as_none_applied():
+    # A site of a run recorded before these budgets existed and one recorded with them: the older one's is "none".
+    older, newer = factories.run_info("old"), replace(factories.run_info("new"), budgets={
+        **factories.run_info().budgets, "maxOutputTokens": 1024, "maxToolResultBytes": 1000000})
+    names = run_names([older, newer])
+    assert "no output-token cap · no tool-result size cap" in names["old"].label
+    assert "not set" not in names["old"].label and "maxOutputTokens" not in names["old"].label
 
 
 def test_cards_columns_and_review_items_name_what_differs():

@@ -18,13 +18,19 @@ BUDGET_WORDS: dict[str, Callable[[object], str]] = {
     "maxToolCalls": lambda v: f"max {v} tool calls",
     "requestTimeoutS": lambda v: f"request timeout {_number(v)} s",
     "conversationDeadlineS": lambda v: f"deadline {_number(v)} s",
-    "maxOutputTokens": lambda v: f"max {v} output tokens per reply",
+    "maxOutputTokens": lambda v: f"max {_number(v)} output tokens per reply",
     "maxToolResultBytes": lambda v: f"tool results up to {_number(v)} bytes",
 }
 
 
+# A budget a run's manifest does not hold: recorded by a wismo that had no such budget, so none applied.
+UNSET_WORDS = {"maxOutputTokens": "no output-token cap", "maxToolResultBytes": "no tool-result size cap"}
+
+
 def _number(value: object) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def _provider(run: RunInfo) -> str:
@@ -51,7 +57,7 @@ def _budget(key: str) -> Callable[[RunInfo], str]:
     def words(run: RunInfo) -> str:
         value = run.budgets.get(key)
         if value is None:
-            return f"{key} not set"
+            return UNSET_WORDS.get(key, f"{key} not set")
         describe = BUDGET_WORDS.get(key)
         return describe(value) if describe else f"{key} {_number(value)}"
     return words
