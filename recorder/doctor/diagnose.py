@@ -85,7 +85,7 @@ async def diagnose(provider_name: str, *, model: str | None = None, base_url: st
     if trial.enabled:
         written = written or bool(chosen.get("written_calls"))
         await run_trials(diagnosis, trial_options(diagnosis, chosen, api_key_env, dataset_dir, timeout_s, trial,
-                                                  written), add)
+                                                  written), add, trial.keep_in)
     worth_a_command = diagnosis.usable or diagnosis.closest is not None
     if worth_a_command and traits.local_server and is_local_url(base_url):
         diagnosis.flags.append("--concurrency 1")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from core.domain.dataset import load_dataset
 from core.errors import WismoError
 from recorder.agent.loop import DEFAULT_MAX_OUTPUT_TOKENS, Budgets
 from recorder.doctor.report import Check, Diagnosis
@@ -46,6 +47,7 @@ class TrialSettings:
     text_tool_calls: bool = False
     max_output_tokens: int | None = None  # --max-output-tokens; None: doctor chooses (diagnose.output_cap)
     enabled: bool = True  # --no-trial: the probes and first requests only
+    keep_in: Path | None = None  # --keep-trials DIR: each trial's run kept there (trial-1, trial-2, ...)
 
 
 @dataclass(frozen=True)
@@ -136,10 +138,12 @@ def flags_of(options: RecordOptions) -> list[str]:
     return flags
 
 
-async def run_trial(options: RecordOptions) -> Trial:
-    """Record the first case once per design into a temporary folder and read what happened."""
+async def run_trial(options: RecordOptions, keep_in: Path | None = None, number: int = 1) -> Trial:
+    """Record the first case once per design and read what happened: into a temporary folder, or kept as
+    `keep_in/trial-<number>` so that its trace can be read (and validated, and built) afterwards."""
     with tempfile.TemporaryDirectory(prefix="wismo-doctor-trial-") as folder:
-        trial_options = replace(options, out_dir=Path(folder), run_id="trial", repetitions=1, concurrency=1)
+        out_dir, run_id = (keep_in, f"trial-{number}") if keep_in is not None else (Path(folder), "trial")
+        trial_options = replace(options, out_dir=out_dir, run_id=run_id, repetitions=1, concurrency=1)
         try:
             result = await record(trial_options)
         except WismoError as exc:
@@ -175,6 +179,11 @@ def _design_trial(design: str, events: list[dict[str, Any]], tool_names: list[st
                                if event["type"] == "model_response"), default=0.0))
 
 
+def first_case_id(dataset_dir: Path | None) -> str:
+    """The dataset's first case: the one doctor's first requests ask about, and its trials record."""
+    return load_dataset(dataset_dir).cases[0].caseId
+
+
 def trial_options(diagnosis: Diagnosis, chosen: dict[str, Any], api_key_env: str | None, dataset_dir: Path | None,
                   timeout_s: float, settings: TrialSettings, written: bool) -> RecordOptions:
     """The record options of the first trial: what the probes chose, the user's flags, the first case only."""
@@ -183,23 +192,26 @@ def trial_options(diagnosis: Diagnosis, chosen: dict[str, Any], api_key_env: str
     deadline = max(Budgets().conversation_deadline_s, 4 * timeout_s)
     return RecordOptions(
         provider=diagnosis.provider, model=diagnosis.model, base_url=diagnosis.base_url, api_key_env=api_key_env,
-        designs=DESIGNS, case_ids=None, dataset_dir=dataset_dir, repetitions=1, concurrency=1,
+        designs=DESIGNS, case_ids=(first_case_id(dataset_dir),), dataset_dir=dataset_dir, repetitions=1,
+        concurrency=1,
         structured_output="auto" if answer_format == "json_schema" else answer_format, tool_choice=tool_choice,
         text_tool_calls=settings.text_tool_calls or written, guidance=settings.guidance,
         budgets=Budgets(request_timeout_s=timeout_s, conversation_deadline_s=deadline,
                         max_output_tokens=settings.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS))
 
 
-async def run_trials(diagnosis: Diagnosis, options: RecordOptions, add: AddChecks) -> None:
+async def run_trials(diagnosis: Diagnosis, options: RecordOptions, add: AddChecks,
+                     keep_in: Path | None = None) -> None:
     """Whole conversations until every design called a tool and answered, or no flag is left to try.
 
     The verdict is the last trial's: usable only when it succeeded; otherwise it names the cause (or
-    what failed when no flag fixes it). The flags that made it work join the record command.
+    what failed when no flag fixes it). The flags that made it work join the record command. With `keep_in`
+    (--keep-trials) each trial's run stays there, named trial-1, trial-2, ... in the order they ran.
     """
     tried: list[Cause] = []
     tried_flags: list[str] = []
     while True:
-        trial = await run_trial(options)
+        trial = await run_trial(options, keep_in, len(tried) + 1)
         for design in trial.designs:
             add(Check(f"a whole conversation, {design.design}", design.ok, design.line()))
             diagnosis.latencies_s.append(design.slowest_request_s)

@@ -303,3 +303,36 @@ def test_when_answers_never_parse_doctor_exits_1_and_prints_the_closest_command_
     command = done.stdout.split("closest record command", 1)[1].splitlines()[1].strip()
     assert command.startswith(f"wismo record --provider openai-chat --base-url {fake.url}/v1 --model {MODEL}")
     assert "--instructions examples/instructions/small-model.txt" in command and "--concurrency 1" in command
+
+
+def test_keep_trials_leaves_each_trial_s_run_whose_trace_is_what_doctor_printed(tmp_path):
+    server = compliant(answer=right_answer)
+
+    def responder(received: Received) -> Reply:
+        # Under wismo's long instructions this model answers at once; under a short prompt it looks up: two trials.
+        if SHORT_INSTRUCTIONS.read_text().strip() not in received.body["messages"][0]["content"]:
+            return chat_reply(text=right_answer(received.body))
+        return server(received)
+
+    kept = tmp_path / "trials"
+    with FakeServer(responder, get=lambda r: Reply(200, server.models())) as fake:
+        done = subprocess.run([*WISMO, "doctor", "--base-url", fake.url + "/v1", "--model", MODEL,
+                               "--keep-trials", str(kept)],
+                              capture_output=True, text=True, timeout=240, env=dict(os.environ), cwd=ROOT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        again = subprocess.run([*WISMO, "doctor", "--base-url", fake.url + "/v1", "--model", MODEL,
+                                "--keep-trials", str(kept)],
+                               capture_output=True, text=True, timeout=240, env=dict(os.environ), cwd=ROOT)
+    assert sorted(p.name for p in kept.iterdir()) == ["trial-1", "trial-2"]
+    printed = re.findall(r"a whole conversation, (\w+) +(\d+) turn\(s\), (\d+) tool call", done.stdout)
+    assert len(printed) == 4  # two designs, twice
+    for number, (design, turns, calls) in enumerate(printed):
+        trace = events(kept / f"trial-{number // 2 + 1}")
+        finished = next(e for e in trace if e["type"] == "conversation_finished"
+                        and e["conversationId"].split(".")[1] == design)
+        assert (finished["claimed"]["turns"], finished["claimed"]["toolCalls"]) == (int(turns), int(calls))
+        assert_valid(kept / f"trial-{number // 2 + 1}")
+    # A second doctor into the same folder does not overwrite the first one's trials: one line, exit 1.
+    assert again.returncode == 2 and "Traceback" not in again.stderr  # a usage error, as every wismo error
+    assert "doctor's trial conversation could not be recorded" in again.stdout + again.stderr
+    assert sorted(p.name for p in kept.iterdir()) == ["trial-1", "trial-2"]

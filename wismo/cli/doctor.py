@@ -41,10 +41,14 @@ PROVIDERS = sorted(name for name, cls in REGISTRY.items() if cls.traits.doctor i
 @click.option("--no-trial", is_flag=True,
               help="Skip the whole conversations (the probes and wismo's first requests only; exit 0 then says "
                    "less).")
+@click.option("--keep-trials", "keep_trials", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIR", help="Keep each whole conversation's run in DIR (trial-1, trial-2, ...) to read, "
+                                  "validate or build; by default they are recorded into a temporary folder.")
 @dataset_option
 def doctor_command(provider: str, model: str | None, base_url: str | None, api_key_env: str | None,
                    request_timeout: float, max_output_tokens: int | None, text_tool_calls: bool,
-                   instructions_file: Path | None, no_trial: bool, dataset_dir: Path | None) -> None:
+                   instructions_file: Path | None, no_trial: bool, keep_trials: Path | None,
+                   dataset_dir: Path | None) -> None:
     """Send a handful of tiny requests, then record the first case in each design, and print the `record` flags.
 
     Checks: reachable, model listed, usage and cached tokens reported, tool calls with the tools
@@ -55,7 +59,7 @@ def doctor_command(provider: str, model: str | None, base_url: str | None, api_k
     tool calls, records gathered and whether the answer parsed. When a design called no tool it
     names the cause and tries again with the flag that fixes it (--text-tool-calls for calls written
     as text, --instructions with a short prompt). Exits 0 only when, with the printed flags, every
-    design called a tool and gave a parseable answer; 1 otherwise. Never writes a run.
+    design called a tool and gave a parseable answer; 1 otherwise. Writes no run unless --keep-trials.
 
     Example:
 
@@ -70,7 +74,8 @@ def doctor_command(provider: str, model: str | None, base_url: str | None, api_k
         click.echo(check.line())
 
     trial = TrialSettings(guidance=Guidance.read(instructions_file) if instructions_file else None,
-                          text_tool_calls=text_tool_calls, max_output_tokens=max_output_tokens, enabled=not no_trial)
+                          text_tool_calls=text_tool_calls, max_output_tokens=max_output_tokens, enabled=not no_trial,
+                          keep_in=keep_trials)
     diagnosis = asyncio.run(diagnose(provider, model=model, base_url=base_url, api_key_env=api_key_env,
                                      dataset_dir=dataset_dir, timeout_s=request_timeout, report=show, trial=trial))
     latency = diagnosis.latency_line()
