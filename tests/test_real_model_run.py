@@ -69,10 +69,10 @@ def test_the_readme_states_the_run_s_own_figures(events):
     assert (f"answered without evidence in {granular.answered_without_evidence} of {n} granular and "
             f"{focused.answered_without_evidence} of {focused.conversations} focused conversations") in README
     assert granular.passed_without_evidence == focused.passed_without_evidence == 0
-    assert "None of those answers was right" in README
+    assert "(none of them right)" in README
     [pairs] = summary.pairs
     assert not pairs.beyond_chance
-    assert (f"Right in {granular.passed} of {n} granular and {focused.passed} of {n} focused conversations**: a "
+    assert (f"right in {granular.passed} of {n} granular and {focused.passed} of {n} focused conversations**: a "
             f"margin chance alone could give (McNemar's exact test on the {pairs.pairs} pairs: p = "
             f"{pairs.chance_p:.2f})") in README
     wrong_format = [m.status_counts.get("invalid_answer", 0) for m in summary.designs]
