@@ -104,7 +104,7 @@ def test_a_reply_cut_by_the_cap_is_the_provider_s_limit_not_the_model_s_answer(t
 
 def test_the_default_cap_is_recorded_and_named_on_the_run_card():
     assert Budgets().to_json()["maxOutputTokens"] == DEFAULT_MAX_OUTPUT_TOKENS == 4096
-    assert BUDGET_WORDS["maxOutputTokens"](4096) == "max 4096 output tokens per reply"
+    assert BUDGET_WORDS["maxOutputTokens"](4096) == "max 4,096 output tokens per reply"
 
 
 def test_a_request_timeout_closes_the_connection_so_the_server_stops_generating(tmp_path):
