@@ -99,7 +99,10 @@ def test_a_stalled_server_is_restarted_once_and_only_its_calls_in_flight_fail(tm
 
 def test_a_killed_server_is_restarted_once_and_the_run_goes_on(tmp_path, monkeypatch):
     run_dir, saboteur = run_with(tmp_path, ("focused", signal.SIGKILL), monkeypatch)
-    assert len(saboteur.seen) == 2
+    # Never more than the killed instance and one replacement. The replacement can live too briefly for the
+    # /proc scan to see it on a loaded machine (CI once saw only the killed one): the trace's restart count
+    # and the focused answers after the kill are what show it ran.
+    assert saboteur.hit in saboteur.seen and len(saboteur.seen) <= 2
     [end] = [e for e in events_of(run_dir) if e["type"] == "run_finished"]
     assert end["serverRestarts"] == {"granular": 0, "focused": 1}
     focused = statuses(run_dir, "focused")
