@@ -9,7 +9,6 @@ import json
 import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT, marked_command, run_wismo
-from tests.recorder.test_serve_http import free_port, wait_ready
+from tests.recorder.test_serve_http import serving_over_http
 
 EXAMPLE = ROOT / "examples" / "middle" / "server.py"
 CASES = "delivered-on-time,partial-delivery,payment-not-taken"
@@ -28,16 +27,8 @@ DESIGNS = ["granular", "focused", "middle"]
 @pytest.fixture(scope="module")
 def focused_over_http() -> Iterator[str]:
     """`wismo serve focused --transport streamable-http` in its own process, stopped with SIGTERM."""
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "wismo.cli", "serve", "focused", "--transport",
-                                "streamable-http", "--port", str(port)], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=os.environ.copy())
-    try:
-        wait_ready(process)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(15)
+    with serving_over_http("focused") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -253,6 +253,15 @@ def report(title: str, result: Score) -> None:
         print(f"  miss: {miss}")
 
 
+def documented_row(label: str) -> dict[str, str]:
+    """A row of docs/claims.md's Measured table by the start of its first cell, cell by column name."""
+    lines = [line for line in CLAIMS_DOC.read_text().splitlines() if line.startswith("|")]
+    header = next(i for i, line in enumerate(lines) if line.startswith("| set |"))
+    names = [cell.strip() for cell in lines[header].strip("|").split("|")][1:]
+    row = next(line for line in lines[header + 2:] if line.startswith(f"| {label}"))
+    return dict(zip(names, [cell.strip() for cell in row.strip("|").split("|")][1:], strict=True))
+
+
 def documented_rows() -> dict[str, dict[str, str]]:
     """The "now" rows of the Measured table in docs/claims.md, by corpus file, cell by column name."""
     lines = [line for line in CLAIMS_DOC.read_text().splitlines() if line.startswith("|")]

@@ -20,10 +20,10 @@ from core.domain.dataset import load_dataset
 from core.domain.evidence import derive
 from tests.analysis.claims_scoring import (
     BLIND,
-    CLAIMS_DOC,
     FIFTH_DATASET,
     Corpus,
     corpora,
+    documented_row,
     fifth_cases,
     fifth_records,
     focused_evidence,
@@ -157,17 +157,8 @@ def test_the_checker_on_the_dev_half(dev: Corpus) -> None:
     print(f"  {'could not check':34} {claims} claim(s) in {summaries} of {len(dev.entries())} summaries")
 
 
-def _documented(label: str) -> dict[str, str]:
-    """A row of docs/claims.md's Measured table by the start of its first cell, cell by column name."""
-    lines = [line for line in CLAIMS_DOC.read_text().splitlines() if line.startswith("|")]
-    header = next(i for i, line in enumerate(lines) if line.startswith("| set |"))
-    names = [cell.strip() for cell in lines[header].strip("|").split("|")][1:]
-    row = next(line for line in lines[header + 2:] if line.startswith(f"| {label}"))
-    return dict(zip(names, [cell.strip() for cell in row.strip("|").split("|")][1:], strict=True))
-
-
 def test_the_dev_halfs_figures_are_the_documented_now_row(dev: Corpus) -> None:
-    assert _documented("fifth dataset, `tests/data/claims_fifth.json` (dev half), now") == score(dev).row()
+    assert documented_row("fifth dataset, `tests/data/claims_fifth.json` (dev half), now") == score(dev).row()
 
 
 # Checker v7 changed the rules after v6's one run on the blind half: its figures there are for the lead to take once.
@@ -188,7 +179,7 @@ def test_the_held_out_halfs_first_run_is_what_the_checker_does(held_out: Corpus)
     held out, and docs/claims.md must say so."""
     result = score(held_out)
     assert not result.misses
-    assert _documented("fifth held out, first run (checker v6)") == result.row()
+    assert documented_row("fifth held out, first run (checker v6)") == result.row()
 
 
 @SCORED_BY_THIS_CHECKER

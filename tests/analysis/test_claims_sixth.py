@@ -20,10 +20,10 @@ from core.domain.dataset import load_dataset
 from core.domain.evidence import derive
 from tests.analysis.claims_scoring import (
     BLIND,
-    CLAIMS_DOC,
     SIXTH_DATASET,
     Corpus,
     corpora,
+    documented_row,
     focused_evidence,
     granular_evidence,
     load_corpus,
@@ -164,15 +164,6 @@ def test_the_corpus_stays_held_out() -> None:
     assert CORPUS not in {corpus.file for corpus in corpora()}
 
 
-def _documented(label: str) -> dict[str, str]:
-    """A row of docs/claims.md's Measured table by the start of its first cell, cell by column name."""
-    lines = [line for line in CLAIMS_DOC.read_text().splitlines() if line.startswith("|")]
-    header = next(i for i, line in enumerate(lines) if line.startswith("| set |"))
-    names = [cell.strip() for cell in lines[header].strip("|").split("|")][1:]
-    row = next(line for line in lines[header + 2:] if line.startswith(f"| {label}"))
-    return dict(zip(names, [cell.strip() for cell in row.strip("|").split("|")][1:], strict=True))
-
-
 SCORED_BY_THIS_CHECKER = pytest.mark.skipif(
     CHECKER_VERSION != 7, reason="the blind sixth corpus was scored by checkers v6 and v7 only, once each")
 
@@ -186,7 +177,7 @@ def blind() -> Corpus:
 def test_the_blind_first_run_of_checker_v7_is_what_the_checker_does(blind: Corpus) -> None:
     result = score(blind)
     assert not result.misses  # BLIND: no per-summary result is kept
-    assert _documented("sixth dataset, blind, first run (checker v7)") == result.row()
+    assert documented_row("sixth dataset, blind, first run (checker v7)") == result.row()
 
 
 @SCORED_BY_THIS_CHECKER

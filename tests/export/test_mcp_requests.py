@@ -29,7 +29,7 @@ from mcp.types.version import SUPPORTED_PROTOCOL_VERSIONS
 from recorder.designs.mcp_client import ServerDied, ServerTarget, server_command, start_servers
 from tests.export.test_otlp import SAMPLE_RUN, attrs, conversation_of, decode, export, spans_of
 from tests.helpers import ROOT, child_pids, events_of, run_wismo
-from tests.recorder.test_serve_http import free_port, wait_ready
+from tests.recorder.test_serve_http import serving_over_http, wait_ready
 
 SESSION_SERVER = Path(__file__).with_name("session_server.py")
 MIDDLE = ROOT / "examples" / "middle" / "server.py"
@@ -46,15 +46,8 @@ def _stop(process: subprocess.Popen[str]) -> None:
 @pytest.fixture(scope="module")
 def focused_over_http() -> Iterator[str]:
     """`wismo serve focused --transport streamable-http`, stopped with SIGTERM."""
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "wismo.cli", "serve", "focused", "--transport",
-                                "streamable-http", "--port", str(port)], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=os.environ.copy())
-    try:
-        wait_ready(process)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        _stop(process)
+    with serving_over_http("focused") as url:
+        yield url
 
 
 def start_session_server(log: Path) -> tuple[subprocess.Popen[str], str]:

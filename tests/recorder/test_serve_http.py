@@ -9,6 +9,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -41,6 +43,21 @@ def wait_ready(process: subprocess.Popen[str]) -> str:
         if not line and process.poll() is not None:
             raise AssertionError(f"the server exited with {process.returncode} before it was ready")
     raise AssertionError("the server did not say it was ready")
+
+
+@contextmanager
+def serving_over_http(design: str) -> Iterator[str]:
+    """`wismo serve DESIGN --transport streamable-http` in its own process: its URL; stopped with SIGTERM."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "wismo.cli", "serve", design, "--transport",
+                                "streamable-http", "--port", str(port)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    try:
+        wait_ready(process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(15)
 
 
 async def tools_and_order(server: str | StdioServerParameters) -> tuple[list[dict[str, object]], str, object]:
