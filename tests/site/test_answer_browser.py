@@ -99,7 +99,10 @@ def test_conversation_pages_have_the_timeline(real_sites, open_page, name, width
         page.locator("a.compare-link").click()
         repetition = re.search(r"\.r(\d+)\.html$", conversation.name).group(1)
         opened = page.locator(f"details.compare[id$='-r{repetition}']")
-        assert opened.get_attribute("open") is not None
+        # the case page's script opens it from the URL's hash: wait for it (CI once read it before it ran)
+        from playwright.sync_api import expect  # imported here: without playwright the browser fixture skips
+
+        expect(opened).to_have_attribute("open", re.compile(".*"), timeout=10_000)
         assert opened.locator(".compare-column").count() == (3 if name == "three" else 2)
         assert opened.locator(".timeline").count() == opened.locator(".compare-column").count()
     watch.shot(f"{name}-{width}")
