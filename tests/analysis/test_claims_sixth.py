@@ -1,10 +1,12 @@
 """The sixth dataset and its labelled corpus: true facts about the data, nothing about the checker.
 
-tests/data/claims_sixth.json was written blind (from the records and docs/claims.md's kind definitions only) and
-is held out whole: it is in claims_scoring.BLIND and not among corpora(). These tests hold the data to what its
-commit says it is, so that an edit to either file cannot quietly change it. The lead scored it once with checker v6
-and once with v7 after v7's rules were final (docs/claims.md); the last tests hold v7's row, aggregate figures only,
-and are skipped under any other checker so that whoever changes the rules sees no blind figure move.
+The corpus was written blind (from the records and docs/claims.md's kind definitions only) and scored whole, once
+with checker v6 and once with v7 after v7's rules were final (docs/claims.md), aggregate figures only. It was then
+split by case, alternate cases of cases.json: tests/data/claims_sixth.json (the first, third, ... case) is dev data
+for the next checker, tests/data/claims_sixth_heldout.json is held out (in claims_scoring.BLIND). These tests hold
+the data to what its commit says it is, so that an edit to either file cannot quietly change it; the last tests
+hold v7's rows, aggregate figures only, and are skipped under any other checker so that whoever changes the rules
+sees no blind figure move.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from tests.analysis.claims_scoring import (
     sixth_records,
 )
 
-CORPUS = "claims_sixth.json"
+DEV = "claims_sixth.json"
+HELD_OUT = "claims_sixth_heldout.json"
 ENTRY_KEYS = {"id", "caseId", "summary", "expected", "note"}
 PAYMENT_KIND = "unsupported_payment"  # a payment belongs to the order: its finding names no SKU
 
@@ -122,8 +125,22 @@ def test_the_dataset_holds_every_awkward_fact() -> None:
     assert utc and any(_local(e["at"], clock).date() != datetime.fromisoformat(e["at"]).date() for e in utc)
 
 
+def _whole() -> list[dict[str, Any]]:
+    return load_corpus(DEV) + load_corpus(HELD_OUT)
+
+
+def test_the_corpus_is_split_by_alternate_cases_into_two_halves_of_55() -> None:
+    position = {case["caseId"]: i for i, case in enumerate(sixth_cases())}
+    dev, held_out = load_corpus(DEV), load_corpus(HELD_OUT)
+    assert len(dev) == len(held_out) == 55
+    assert {position[entry["caseId"]] % 2 for entry in dev} == {0}
+    assert {position[entry["caseId"]] % 2 for entry in held_out} == {1}
+    assert sum(not entry["expected"] for entry in dev) == 28
+    assert sum(not entry["expected"] for entry in held_out) == 27
+
+
 def test_the_corpus_has_its_shape_and_counts() -> None:
-    entries = load_corpus(CORPUS)
+    entries = _whole()
     assert len(entries) == 110
     assert all(set(entry) == ENTRY_KEYS for entry in entries)
     assert len({entry["id"] for entry in entries}) == len(entries)
@@ -137,7 +154,7 @@ def test_the_corpus_has_its_shape_and_counts() -> None:
 
 
 def test_the_corpus_covers_every_kind_several_times() -> None:
-    counts = Counter(finding["kind"] for entry in load_corpus(CORPUS) for finding in entry["expected"])
+    counts = Counter(finding["kind"] for entry in _whole() for finding in entry["expected"])
     assert set(counts) == set(KINDS)
     assert min(counts.values()) >= 4
     assert counts == Counter({"unsupported_date": 9, "unsupported_delivery": 7, "unwarranted_certainty": 7,
@@ -148,7 +165,7 @@ def test_the_corpus_covers_every_kind_several_times() -> None:
 
 def test_each_entry_is_about_a_full_question_case_and_each_sku_is_on_its_order() -> None:
     order_of_case, orders = _full_question_orders(), _orders()
-    entries = load_corpus(CORPUS)
+    entries = _whole()
     assert {entry["caseId"] for entry in entries} == set(order_of_case)  # every full-question case, no other
     for entry in entries:
         skus = {item["sku"] for item in orders[order_of_case[entry["caseId"]]]["items"]}
@@ -159,9 +176,9 @@ def test_each_entry_is_about_a_full_question_case_and_each_sku_is_on_its_order()
                 assert finding["sku"] in skus, entry["id"]
 
 
-def test_the_corpus_stays_held_out() -> None:
-    assert CORPUS in BLIND
-    assert CORPUS not in {corpus.file for corpus in corpora()}
+def test_the_second_half_stays_held_out() -> None:
+    assert HELD_OUT in BLIND and DEV not in BLIND
+    assert HELD_OUT not in {corpus.file for corpus in corpora()}
 
 
 SCORED_BY_THIS_CHECKER = pytest.mark.skipif(
@@ -170,19 +187,28 @@ SCORED_BY_THIS_CHECKER = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def blind() -> Corpus:
-    return Corpus(CORPUS, sixth_records(), _full_question_orders())
+    return Corpus(HELD_OUT, sixth_records(), _full_question_orders())
 
 
 @SCORED_BY_THIS_CHECKER
 def test_the_blind_first_run_of_checker_v7_is_what_the_checker_does(blind: Corpus) -> None:
-    result = score(blind)
-    assert not result.misses  # BLIND: no per-summary result is kept
+    result = score(blind, _whole())  # scored as the held-out half is: no per-summary result is kept
+    assert not result.misses
     assert documented_row("sixth dataset, blind, first run (checker v7)") == result.row()
+
+
+@SCORED_BY_THIS_CHECKER
+@pytest.mark.parametrize(("half", "label"), [(DEV, "sixth dataset, dev half (checker v7)"),
+                                             (HELD_OUT, "sixth dataset, held-out half (checker v7)")])
+def test_checker_v7_on_each_half_is_what_the_checker_does(blind: Corpus, half: str, label: str) -> None:
+    result = score(blind, load_corpus(half))
+    assert not result.misses
+    assert documented_row(label) == result.row()
 
 
 @SCORED_BY_THIS_CHECKER
 @pytest.mark.xfail(strict=True, reason="the checker is not at the bar on the blind corpus (docs/claims.md)")
 def test_the_blind_corpus_holds_the_bar(blind: Corpus) -> None:
-    result = score(blind)
+    result = score(blind, _whole())
     assert result.false_alarms <= 0.05 * result.correct and result.caught >= 0.9 * result.wrong
     assert sum(result.matched.values()) >= 0.95 * sum(result.reported.values())
