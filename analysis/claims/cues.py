@@ -15,7 +15,10 @@ DELIVERED = re.compile(
     r"|\bleft at (?:your|the) (?:front |back )?(?:door|porch|doorstep|mailbox)\b"
     # "left in your delivery box", "went into your home delivery box", "handed to you": placed with the customer.
     r"|\b(?:left|put|placed|went)\s+(?:in|into|at|on)\s+(?:your|the)\s+(?:[\w-]+\s+){0,2}?(?:box|locker|mailbox"
-    r"|letterbox|porch|doorstep|door|mailroom|reception|step)\b|\bhanded\s+(?:over\s+)?to\s+you\b"
+    r"|letterbox|porch|doorstep|door|mailroom|reception|step|entrance|desk|lobby|concierge|garage|gate)\b"
+    # "left with your neighbour", "left at the side entrance": a place at the customer's, the parcel handed over
+    r"|\bhanded\s+(?:over\s+)?to\s+you\b|\bleft\s+with\s+(?:your|a|the)\s+(?:\w+\s+)?(?:neighbou?r|concierge"
+    r"|doorman|building manager|reception)\b"
     r"|\bdid\s+(?:\w+\s+)?arrive\b"
     rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b"
     r"|\b(?:reached|made it to|got to) you\b|\b(?:turned|showed) up\b"
