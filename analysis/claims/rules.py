@@ -514,8 +514,13 @@ class Checker(DateChecks):
         if not self.facts.gathered:
             return  # nothing was looked up: every claim was already reported as unsupported
         mentioned = {s for m in self.mentions for s in m.skus}
+        # Precision first: an admission in any sentence that names the item may be about it, whichever clause the
+        # rules gave it to ("... isn't available, and the same goes for the parcel with the last two tubes").
+        admitted = {s for sentence in sentences(self.summary)
+                    if ACKNOWLEDGE.search(self.summary, sentence.start, sentence.end)
+                    for s in self._named(sentence)}
         for item in self.facts.items:
-            if item.missing and item.sku not in self.acknowledged:
+            if item.missing and item.sku not in self.acknowledged and item.sku not in admitted:
                 first = next((m for m in self.mentions if item.sku in m.skus), None)
                 clause = None
                 if first:
