@@ -76,7 +76,11 @@ ACKNOWLEDGE = re.compile(
     r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give|pull|bring"
     r"|look|reach|open|view|double-check)\b"
     rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
-    rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed)\b"
+    rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed|tracked|traced"
+    r"|checked|loaded|seen|verified)\b"
+    # "neither the cooker nor the bowls can be tracked"
+    r"|\bneither\b[^.;:]{0,80}?\b(?:can|could|is|are)\s+(?:be\s+)?(?:found|retrieved|located|confirmed|tracked|traced"
+    r"|checked|loaded|seen|verified|available)\b"
     r"|\bnot found\b|\bno (?:\w+ ){0,2}?(?:record|records|tracking|information|info|updates?|details|data|trace"
     r"|reservations?|entry|entries|scans?)\b"
     # "Canada Post's tracking is down", "the lookup is failing": the source itself is out.
