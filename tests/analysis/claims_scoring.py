@@ -19,7 +19,7 @@ SECOND_DATASET = DATA / "second_dataset"
 THIRD_DATASET = DATA / "third_dataset"  # 4-6 line orders, a +10:00 clock; its corpus is split dev / held out
 FOURTH_DATASET = DATA / "fourth_dataset"  # 4-8 line orders, a -07:00 clock; written blind, split dev / held out
 FIFTH_DATASET = DATA / "fifth_dataset"  # 3-8 line orders, a +09:00 clock; written blind, split dev / held out
-SIXTH_DATASET = DATA / "sixth_dataset"  # 3-9 line orders, a -03:30 clock; written blind, held out whole
+SIXTH_DATASET = DATA / "sixth_dataset"  # 3-9 line orders, a -03:30 clock; written blind, split dev / held out
 CLAIMS_DOC = ROOT / "docs" / "claims.md"
 # The halves written blind and split off before the checker read them: whoever improves the checker must not
 # see which of their summaries it gets wrong, so scoring them yields aggregate figures only (no misses, and no

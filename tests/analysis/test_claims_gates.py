@@ -1,4 +1,4 @@
-"""Checker v7's confidence gate measured: what each gate costs in recall and buys in precision.
+"""The confidence gate (checker v7, kept in v8) measured: what each gate costs in recall and buys in precision.
 
 Two measures, both printed by `python -m pytest tests/analysis/test_claims_gates.py -s` and held to docs/claims.md:
 - every labelled corpus that is not blind, pooled (all are dev data: the checker's rules were written with them in
@@ -65,8 +65,8 @@ FIRST_RUN_SOURCES = [
 ABSENCES = ("unmentioned_sku", "unacknowledged_missing_evidence")
 # What each measured configuration turns off or changes; docs/claims.md has a row for each.
 CONFIGURATIONS: dict[str, Gates] = {
-    "no gate (v6's rules)": NONE,
-    "every gate (v7)": ALL,
+    "no gate (the rules alone)": NONE,
+    "every gate": ALL,
     **{"only (a) subject" if name == "subject" else f"only {label}": replace(NONE, **{name: True})
        for name, label in (("subject", "(a) subject"), ("mood", "(a) mood"), ("dates", "(b) dates"),
                            ("state", "(c) state"), ("certainty", "(d) certainty"))},
@@ -256,16 +256,16 @@ def test_every_gate_on_is_precision_first_with_recall_at_least_90_percent_pooled
 
 
 def test_the_pooled_figures_per_kind_before_and_after_the_gate():
-    """docs/claims.md's per-kind table: v6's rules with no gate, and with every gate (v7), on every corpus pooled."""
+    """docs/claims.md's per-kind table: today's rules with no gate, and with every gate, on every corpus pooled."""
     before, after = pooled(NONE)[0], pooled(ALL)[0]
     table = documented_table("| kind (every corpus pooled) |")
-    print("\nper kind, every corpus pooled: precision and recall, no gate (v6) -> every gate (v7)")
+    print("\nper kind, every corpus pooled: precision and recall, no gate -> every gate")
     for kind in KINDS:
-        cells = {"precision, v6 → v7": f"{ratio(before.matched[kind], before.reported[kind])} → "
+        cells = {"precision, no gate → every gate": f"{ratio(before.matched[kind], before.reported[kind])} → "
                                         f"{ratio(after.matched[kind], after.reported[kind])}",
-                 "recall, v6 → v7": f"{ratio(before.matched[kind], before.expected[kind])} → "
+                 "recall, no gate → every gate": f"{ratio(before.matched[kind], before.expected[kind])} → "
                                      f"{ratio(after.matched[kind], after.expected[kind])}"}
-        print(f"  {kind:34} {cells['precision, v6 → v7']:40} {cells['recall, v6 → v7']}")
+        print(f"  {kind:34} {cells['precision, no gate → every gate']:40} {cells['recall, no gate → every gate']}")
         assert table[f"`{kind}`"] == cells, kind
 
 
