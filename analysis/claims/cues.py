@@ -15,7 +15,10 @@ DELIVERED = re.compile(
     r"|\bleft at (?:your|the) (?:front |back )?(?:door|porch|doorstep|mailbox)\b"
     # "left in your delivery box", "went into your home delivery box", "handed to you": placed with the customer.
     r"|\b(?:left|put|placed|went)\s+(?:in|into|at|on)\s+(?:your|the)\s+(?:[\w-]+\s+){0,2}?(?:box|locker|mailbox"
-    r"|letterbox|porch|doorstep|door|mailroom|reception|step)\b|\bhanded\s+(?:over\s+)?to\s+you\b"
+    r"|letterbox|porch|doorstep|door|mailroom|reception|step|entrance|desk|lobby|concierge|garage|gate)\b"
+    # "left with your neighbour", "left at the side entrance": a place at the customer's, the parcel handed over
+    r"|\bhanded\s+(?:over\s+)?to\s+you\b|\bleft\s+with\s+(?:your|a|the)\s+(?:\w+\s+)?(?:neighbou?r|concierge"
+    r"|doorman|building manager|reception)\b"
     r"|\bdid\s+(?:\w+\s+)?arrive\b"
     rf"|\byou(?:{_APOS}ve| have)?\s+(?:already\s+)?received\b"
     r"|\b(?:reached|made it to|got to) you\b|\b(?:turned|showed) up\b"
@@ -73,14 +76,22 @@ ACKNOWLEDGE = re.compile(
     r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give|pull|bring"
     r"|look|reach|open|view|double-check)\b"
     rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
-    rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed)\b"
+    rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed|tracked|traced"
+    r"|checked|loaded|seen|verified)\b"
+    # "neither the cooker nor the bowls can be tracked"
+    r"|\bneither\b[^.;:]{0,80}?\b(?:can|could|is|are)\s+(?:be\s+)?(?:found|retrieved|located|confirmed|tracked|traced"
+    r"|checked|loaded|seen|verified|available)\b"
     r"|\bnot found\b|\bno (?:\w+ ){0,2}?(?:record|records|tracking|information|info|updates?|details|data|trace"
     r"|reservations?|entry|entries|scans?)\b"
     # "Canada Post's tracking is down", "the lookup is failing": the source itself is out.
     r"|\b(?:tracking|system|lookup|site|service|portal)\b[^.;:]{0,30}?\b(?:is|was|are|went|goes|has been)\s+"
     r"(?:currently\s+|still\s+)?(?:down|offline|failing|erroring)\b|\b(?:lookup|tracking)\s+fail(?:ing|ed|s)\b"
     rf"|\bmissing\b|\b(?:don{_APOS}t|do not) have (?:any |an? )?(?:\w+ )?(?:record|information|info|update|details"
-    rf"|tracking|data)\b|\b(?:isn{_APOS}t|is not|not) (?:loading|showing|working|responding)\b|\bunknown\b"
+    rf"|tracking|data)\b|\bunknown\b"
+    # "isn't loading", "won't load", "isn't coming up", "doesn't pull anything up": the source gives nothing
+    rf"|\b(?:isn{_APOS}t|is not|aren{_APOS}t|are not|not|won{_APOS}t|will not|doesn{_APOS}t|does not|didn{_APOS}t"
+    r"|did not)\s+(?:currently\s+|still\s+)?(?:loading|load|showing|show(?:ing)? up|working|work|responding|respond"
+    r"|coming up|come up|pulling (?:anything |it )?up|pull (?:anything |it )?up)\b"
     r"|\bunclear\b|\bnot sure\b|\bno way to (?:know|tell|confirm)\b|\blookup failed\b|\bdown right now\b"
     # "Canada Post isn't returning any information for it", "we're still trying to locate the reservation"
     rf"|(?:n{_APOS}t|\bnot)\s+(?:\w+\s+){{0,2}}(?:any\s+)?(?:information|info|updates?|data|details|tracking|records?)\b"
@@ -98,12 +109,26 @@ ONE_OF_THEM = re.compile(r"\b(?:the (?:last|first|latest|earliest|final)|some|on
 REST = re.compile(r"\bthe (?:rest|remainder)\b|\b(?:the\s+)?remaining (?:\w+\s+)?(?:items?|parts?|products?|pieces?)\b"
                   r"|\b(?:the|your) other (?:\w+\s+)?(?:item|one|product|piece|thing)s?\b"
                   rf"|\bwhat(?:{_APOS}s| is) left\b|\b(?:everything|anything|all) else\b", _I)
-# "everything except the sofa": every item but the ones the clause names.
+# "..., and the same goes for the tubes", "..., as were two of the tubes": the claim of the clause before, said again
+# of other items.
+SAME_AS = re.compile(r"^\W*(?:(?:and|but)\s+)?(?:the\s+)?(?:same\s+(?:goes|is true|applies|holds)\s+(?:for|to)"
+                     r"|same\s+(?:for|with)|likewise(?:\s+for)?|so\s+(?:is|are|was|were|did|has|have)"
+                     r"|as\s+(?:is|are|was|were|did|has|have)(?!\s+(?:not|never|still|yet)\b))\b", _I)
+# "..., or the last two tubes, but the trainer itself ...": a contrast opens a claim of its own, so the list tail
+# before it belongs to the claim before the tail.
+CONTRAST_OPENS = re.compile(r"^\W*(?:but|yet|though|although|whereas|while|however)\b", _I)
+# "everything except the sofa": every item but the ones the clause names ("all but one item" names a count, not
+# the items left out: PARTIAL).
+_HOW_MANY = r"(?:one|two|three|four|five|six|a few|a couple|\d+)\b"
 EXCEPT = re.compile(r"\b(?:everything|every item|all(?: (?:the|your|of the|of your))?(?: items)?)\s+"
-                    r"(?:except(?: for)?|but|apart from|other than|besides|aside from)\b", _I)
+                    rf"(?:except(?: for)?|but|apart from|other than|besides|aside from)\b(?!\s+{_HOW_MANY})", _I)
 # A clause that names nothing, followed by its consequence for named items: "the courier is late, so your X ...".
 CONSEQUENCE = re.compile(rf"^\W*(?:so|and so|which is why|that{_APOS}s why|that is why|meaning|therefore)\b", _I)
-PARTIAL = re.compile(r"\b(?:part|some|one|half|most|a few)\s+of\s+(?:your|the|this|my)\b|\bpartially\b", _I)
+# Part of the whole said to have come: "some of your order", "all but one item", "arrived in pieces", "partly".
+PARTIAL = re.compile(r"\b(?:part|some|one|half|most|a few)\s+of\s+(?:your|the|this|my)\b|\bpartially\b|\bpartly\b"
+                     rf"|\b(?:all|everything)\s+(?:except(?: for)?|but|apart from|other than|besides|aside from)\s+"
+                     rf"{_HOW_MANY}|\bin\s+(?:pieces|parts|stages|bits|instal+ments|(?:two|three|several|separate"
+                     r"|different|multiple)\s+(?:parcels|packages|boxes|shipments|deliveries|lots|batches))\b", _I)
 STOCK = re.compile(r"back[- ]?order|out of stock", _I)
 # A cause that is not on the item's records (wrong_delay_reason): stock, beyond "backordered"/"out of stock" ...
 STOCK_CAUSE = re.compile(r"\b(?:stock|inventory|supply) (?:shortage|issue|problem)s?\b|\bshort(?:age)? of stock\b"

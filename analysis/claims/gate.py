@@ -173,9 +173,11 @@ def _plural(said: str, name: str) -> bool:
 
 # --- (d) certainty -----------------------------------------------------------------------------------------
 
-# "seem to have been lost" still tells the customer it is lost; "it seems", "it appears" hedge what follows.
-_HEDGE = re.compile(r"\b(?:may|might|could|probably|likely|hopefully|perhaps|possibly|i think|i believe|seems"
-                    r"|appears)\b", re.I)
+# "seem to have been lost", "appears to have been lost" still tell the customer it is lost; "it seems", "it appears"
+# hedge what follows.
+_HEDGE = re.compile(r"\b(?:may|might|could|probably|likely|hopefully|perhaps|possibly|i think|i believe"
+                    r"|(?:it|that|this)\s+(?:seems|appears|looks)|(?:seems|appears|looks)\s+(?:that|as if|like))\b",
+                    re.I)
 
 
 def _hedged(reading: Reading, start: int, end: int) -> str:

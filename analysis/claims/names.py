@@ -303,7 +303,9 @@ _COUNT = re.compile(r"(?<![/\d])\b(\d{1,3}|one|two|three|four|five|six|seven|eig
 _COUNT_WINDOW = 5  # words before a mention that can state how many of it: "two of the four mesh office chairs"
 
 
-_AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?::\s*|\(|(?<=\s))(\d{1,3}|one|two|three|four|five|six) of "
+# "lunch boxes (SKU): 2 of 3 delivered", "Junior sticks [HK-4410-JR]: 1 of 2 delivered": a count after the name.
+_AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*|\[[^\[\]]{0,40}\]\s*)?(?::\s*|\(|(?<=\s))"
+                          r"(\d{1,3}|one|two|three|four|five|six) of "
                           r"(?:the |your )?(?:\d{1,3}|one|two|three|four|five|six"
                           r"|seven|eight|nine|ten|eleven|twelve)\b", _FLAGS)
 _HALF = re.compile(r"\bhalf\s+(?:of\s+)?(?:the|your|my)?\s*$", _FLAGS)

@@ -12,6 +12,7 @@ from analysis.claims.cues import (
     CERTAINTY,
     CIRCUMSTANCE,
     CONSEQUENCE,
+    CONTRAST_OPENS,
     DELAY,
     DELIVERED,
     DELIVERED_BY_NOW,
@@ -31,6 +32,7 @@ from analysis.claims.cues import (
     PRONOUN_SIZE,
     RECORD_LAGS,
     REST,
+    SAME_AS,
     SHIPPED,
     STOCK,
     STOCK_CAUSE,
@@ -253,9 +255,13 @@ class Checker(DateChecks):
                     seen.update(named)
                     continue
                 gap = self.summary[span.end:spans[index + 1].start] if index + 1 < len(spans) else ""
-                if named and bare and not EXCEPT.search(text) and last is not None and not last.whole and ";" in gap:
+                tail_closed = ";" in gap or (re.match(r"\W*(?:and|or|nor)\b", text, re.I) is not None
+                                             and index + 1 < len(spans)
+                                             and CONTRAST_OPENS.search(self.summary[spans[index + 1].start:]))
+                if named and bare and not EXCEPT.search(text) and last is not None and not last.whole and tail_closed:
                     # "... delivered on 13 March along with the table, bench and pendant light; the runner ...": the
-                    # tail of the list before, which the semicolon closes, not the subject of the clause after it.
+                    # tail of the list before, which the semicolon closes, not the subject of the clause after it;
+                    # so is "... isn't loading for the trainer or the last two tubes, but the trainer itself ...".
                     tail = pending + [s for s in named if s not in pending]
                     self._check_clause(Clause(last.span, sentence, tuple(tail), False, counts=counts,
                                               unsure=pending_unsure or self._unsure(span.start, span.end)))
@@ -275,6 +281,15 @@ class Checker(DateChecks):
                     # the claim before, which the relative clause then describes.
                     self._check_clause(Clause(last.span, sentence, tuple(pending), False, counts=pending_counts,
                                               unsure=pending_unsure))
+                if named and not pending and last is not None and not last.whole and SAME_AS.search(text):
+                    # "..., and the same goes for the tubes", "..., as were two of the tubes": the claim before, said
+                    # again of these items (its dates and states), not a claim of this clause's own words.
+                    self._check_clause(Clause(last.span, sentence, tuple(named), False, counts=counts,
+                                              unsure=self._unsure(span.start, span.end)))
+                    seen.update(named)
+                    sentence_groups.append(tuple(named))
+                    previous, previous_unsure = (tuple(named), False), self._unsure(span.start, span.end)
+                    continue
                 unsure = pending_unsure if pending else ""
                 named = pending + [s for s in named if s not in pending]
                 pending, pending_counts, pending_unsure = [], {}, ""
@@ -499,8 +514,13 @@ class Checker(DateChecks):
         if not self.facts.gathered:
             return  # nothing was looked up: every claim was already reported as unsupported
         mentioned = {s for m in self.mentions for s in m.skus}
+        # Precision first: an admission in any sentence that names the item may be about it, whichever clause the
+        # rules gave it to ("... isn't available, and the same goes for the parcel with the last two tubes").
+        admitted = {s for sentence in sentences(self.summary)
+                    if ACKNOWLEDGE.search(self.summary, sentence.start, sentence.end)
+                    for s in self._named(sentence)}
         for item in self.facts.items:
-            if item.missing and item.sku not in self.acknowledged:
+            if item.missing and item.sku not in self.acknowledged and item.sku not in admitted:
                 first = next((m for m in self.mentions if item.sku in m.skus), None)
                 clause = None
                 if first:

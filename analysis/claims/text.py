@@ -300,12 +300,14 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
         add(DateMention(m.start(), m.end(), "promised"))
     # "Wednesday 8 September", "Monday the 13th", "Tue 21st": a weekday naming the calendar date after it is
     # that date, not a second one counted from the clock.
-    # "21 Sep (Tuesday)", "17 September, a Friday": so is one naming the date before it.
+    # "21 Sep (Tuesday)", "17 September, a Friday": so is one naming the date before it; and so are "tomorrow, 22
+    # November", "22 Nov (today)": one day said twice, not two days the clause gives.
     calendar_starts = {f.start for f in found if f.kind == "calendar"}
     calendar_ends = [f.end for f in found if f.kind == "calendar"]
 
     def names_a_calendar_date(f: DateMention) -> bool:
-        if f.kind != "relative" or not re.fullmatch(rf"(?:on\s+|this\s+)?{_WEEKDAY}", text[f.start:f.end], _FLAGS):
+        if f.kind != "relative" or not re.fullmatch(rf"(?:on\s+|this\s+)?{_WEEKDAY}|today|tomorrow|yesterday|tonight",
+                                                    text[f.start:f.end], _FLAGS):
             return False
         after = _DATE_AFTER_WEEKDAY.match(text, f.end)
         return bool(after and after.end() in calendar_starts) or any(
