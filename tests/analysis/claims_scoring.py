@@ -290,6 +290,13 @@ def unchecked(corpus: Corpus, entries: list[dict[str, Any]] | None = None) -> tu
     return claims, summaries
 
 
+def holds_the_bar(result: Score) -> bool:
+    """Issue 24's bar: finding precision >= 0.95, finding recall >= 0.90, false alarms on correct summaries <= 5 %."""
+    matched, reported, expected = (sum(c.values()) for c in (result.matched, result.reported, result.expected))
+    return (matched >= 0.95 * reported and matched >= 0.90 * expected
+            and result.false_alarms <= 0.05 * result.correct)
+
+
 def ratio(a: int, b: int) -> str:
     """'0.957 (22/23)', or 'n/a (0/0)'."""
     return f"{a / b:.3f} ({a}/{b})" if b else "n/a (0/0)"

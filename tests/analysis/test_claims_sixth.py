@@ -28,10 +28,12 @@ from tests.analysis.claims_scoring import (
     documented_row,
     focused_evidence,
     granular_evidence,
+    holds_the_bar,
     load_corpus,
     score,
     sixth_cases,
     sixth_records,
+    unchecked,
 )
 
 DEV = "claims_sixth.json"
@@ -213,3 +215,21 @@ def test_the_blind_corpus_holds_the_bar(blind: Corpus) -> None:
     result = score(blind, _whole())
     assert result.false_alarms <= 0.05 * result.correct and result.caught >= 0.9 * result.wrong
     assert sum(result.matched.values()) >= 0.95 * sum(result.reported.values())
+
+
+SCORED_BY_V8 = pytest.mark.skipif(CHECKER_VERSION != 8, reason="checker v8's one run on the held-out half")
+
+
+@SCORED_BY_V8
+def test_checker_v8_on_the_held_out_half_is_what_the_checker_does(blind: Corpus) -> None:
+    """Scored once after v8's rules were final (v8 was worked on the dev half only), aggregate figures only."""
+    result = score(blind)
+    assert not result.misses
+    assert documented_row("sixth dataset, held-out half (checker v8)") == result.row()
+    assert unchecked(blind) == (9, 6)
+
+
+@SCORED_BY_V8
+@pytest.mark.xfail(strict=True, reason="checker v8 is not at the bar on the held-out half (docs/claims.md)")
+def test_the_held_out_half_holds_the_bar_under_v8(blind: Corpus) -> None:
+    assert holds_the_bar(score(blind))
