@@ -100,6 +100,8 @@ ACKNOWLEDGE = re.compile(
 
 # --- what a clause is about ------------------------------------------------------------------------
 
+# "not everything has arrived", "not all of it is here": some of the order, not each item (a whole-order claim).
+NOT_ALL = re.compile(r"\bnot\s+(?:quite\s+|yet\s+)?(?:everything|all|every item|each item)\b", _I)
 EACH = re.compile(r"\b(?:both|(?<!at )all|everything|every item|each|neither|none|nothing|either)\b", _I)
 WHOLE = re.compile(r"\b(?:your|the|this|whole|entire)\s+(?:whole\s+|entire\s+)?"
                    r"(?:order|package|parcel|shipment|items|purchase)\b", _I)

@@ -97,7 +97,8 @@ _IN_RECORD = re.compile(r"^[^.;:]{0,30}?\b(?:in|on|by)\s+(?:our|the|your)\s+(?:s
                         r"|site|app|account|portal)\b", re.I)
 _STATUS_SAID = re.compile(r"\b(?:shows?|showing|shown|listed|marked)\s+(?:as\s+)?['\"‘“]?\s*$", re.I)
 _CONDITION = re.compile(r"\b(?:if|unless|in case|should you|whether|as soon as|once)\b", re.I)
-_OFFER = re.compile(r"\b(?:we can|we could|we['’]d|we would|would you|happy to|offer\w*|arrange\w*|let us know"
+_OFFER = re.compile(r"\b(?:we can(?![’']t|not)|we could(?!n[’']t| not)|we['’]d|we would|would you|happy to"
+                    r"|offer\w*|arrange\w*|let us know"
                     r"|in touch)\b", re.I)
 _CONTRAST = re.compile(r"\b(?:rather than|instead of)\b[^.;:,]*$", re.I)
 
@@ -116,7 +117,9 @@ def _mood(reading: Reading, facts: OrderFacts, start: int, end: int) -> str:
         else None
     reported = _REPORTED.search(before) or (_STATUS_SAID.search(before) and (
         order_said or _IN_RECORD.match(reading.summary, end)))
-    if reported and status and re.search(rf"\b{re.escape(status)}", text, re.I):
+    quoted = reading.summary[start - 1:start] in ("'", '"', "‘", "“") and \
+        reading.summary[end:end + 1] in ("'", '"', "’", "”")  # "the 'delivered' status": a record's word, quoted
+    if (reported or quoted) and status and re.search(rf"\b{re.escape(status)}", text, re.I):
         # "your order page says ORD-1 was delivered", when it does; a record misquoted is still checked
         return f"the claim reports what the order's record says ('{facts.order_status}')"
     if _CONDITION.search(text):

@@ -65,11 +65,10 @@ def _word_pattern(word: str, last: bool) -> str:
     return f"{core}s?"
 
 
-def _phrase(words: list[str], *, commas: bool = False) -> str:
-    """Words in a row; a comma between them only for a full name that has one ("Hub tent, 4-person"), so that a
-    list ("the hub tent, footprint") is not read as another item's name ("Tent footprint")."""
-    gap = r"[-\s,]+" if commas else r"[-\s]+"
-    return gap.join(_word_pattern(w, j == len(words) - 1) for j, w in enumerate(words))
+def _phrase(words: list[str]) -> str:
+    """Words in a row, with no comma between them: a list ("the hub tent, footprint") is not another item's name
+    ("Tent footprint")."""
+    return r"[-\s]+".join(_word_pattern(w, j == len(words) - 1) for j, w in enumerate(words))
 
 
 def _can_stand_alone(word: str, *, shortest: int = 3) -> bool:
@@ -86,10 +85,22 @@ def _head_words(name: str) -> list[str]:
     return _WORD.findall(_COMPLEMENT.split(head, maxsplit=1)[0])
 
 
+def _full_name(name: str) -> str:
+    """The full name as a pattern: a comma between two of its words only where the name has one ("Hub tent, 4-person"),
+    so that a list ("hammock, bug net") is not read as another item's full name ("Hammock bug net")."""
+    found = list(_WORD.finditer(name))
+    parts = []
+    for j, word in enumerate(found):
+        if j:
+            parts.append(r"[-\s,]+" if "," in name[found[j - 1].end():word.start()] else r"[-\s]+")
+        parts.append(_word_pattern(word.group(), j == len(found) - 1))
+    return "".join(parts)
+
+
 def _name_patterns(name: str) -> list[str]:
     """The full name, every run of two or more head-part words, and the head part's last word."""
     words, head = _WORD.findall(name), _head_words(name)
-    patterns = [_phrase(words, commas=True)] if words else []
+    patterns = [_full_name(name)] if words else []
     for i in range(len(head)):
         for j in range(i + 2, len(head) + 1):
             patterns.append(_phrase(head[i:j]))
@@ -219,7 +230,21 @@ def _resolve(text: str, start: int, end: int, skus: set[str],
             return start, tuple(plain), False
     if len(exact) == 1:
         return start, tuple(exact), False  # the exact full name wins over another item's head part
-    plural = said.endswith("s") and not any((names.get(s) or "").lower().endswith(said) for s in skus)
+    # "the rain barrel" beside "Rain barrel, 200 L" and "Rain barrel diverter kit": the item whose whole head part was
+    # said wins over the items whose names only begin or end with it, unless the next word is one of theirs ("rain
+    # barrel kit").
+    said_words = re.findall(r"[^\W_]+", said)
+    whole_head = [s for s in skus if [w.lower() for w in _head_words(names.get(s) or "")] == said_words]
+    following = re.match(r"[\s-]+([^\W_]+)", text[end:])
+    if len(whole_head) == 1 and not (following and any(following[1].lower() in words[s] for s in skus
+                                                       if s not in whole_head)):
+        return start, tuple(whole_head), False
+    # "the keyboards": every item whose head noun that is; a word several names share only as a modifier ("seeds" of
+    # "Seed compost" and "Tomato seed collection") stays unresolved, plural or not.
+    nouns = {_stand_in(_head_words(names.get(s) or "")).lower() for s in skus}
+    plural = said.endswith("s") and not any((names.get(s) or "").lower().endswith(said) for s in skus) \
+        and len(nouns) == 1 and bool(said_words) and re.fullmatch(_word_pattern(next(iter(nouns)), True),
+                                                                  said_words[-1]) is not None
     if plural or _ALL_OF.search(text, 0, start):
         return start, tuple(sorted(skus)), False  # "both keyboards", "the keyboards": every item so named
     return start, tuple(sorted(skus)), True
@@ -308,6 +333,10 @@ _AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*|\[[^\[\]]{0,40}\]\s*)?(?::\
                           r"(\d{1,3}|one|two|three|four|five|six) of "
                           r"(?:the |your )?(?:\d{1,3}|one|two|three|four|five|six"
                           r"|seven|eight|nine|ten|eleven|twelve)\b", _FLAGS)
+_MEASURE_BEFORE = re.compile(r"(?<=\s)(?!(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|some|all"
+                             r"|both|each|most|half|none|any|either|neither|first|last|rest|remainder|couple|pair|few"
+                             r"|many|several|none|out|because|instead|front|top|part|lots?)\s)[a-z]+s?\s+of\s+"
+                             r"(?:the\s+|your\s+)?(?:[a-z-]+\s+)?$", _FLAGS)
 _HALF = re.compile(r"\bhalf\s+(?:of\s+)?(?:the|your|my)?\s*$", _FLAGS)
 # "2/4 bowls": two of the four.
 _FRACTION = re.compile(r"(?<![/\d])\b(\d{1,3})\s*/\s*\d{1,3}\s+(?:[\w'’-]+\s+){0,2}$")
@@ -325,10 +354,13 @@ def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | N
             and not text[mention.start:mention.end].lower().endswith("s"):
         return 1  # "the first lamp" of two
     window_start = max(lo, mention.start - 60)
-    words = list(re.finditer(r"\S+", text[window_start:mention.start]))[-_COUNT_WINDOW:]
+    # "two of the three rolls of jute twine": a measure word and its "of" are not among the words counted back.
+    measure = _MEASURE_BEFORE.search(text, window_start, mention.start)
+    window_end = measure.start() if measure else mention.start
+    words = list(re.finditer(r"\S+", text[window_start:window_end]))[-_COUNT_WINDOW:]
     if not words:
         return None
-    window = text[window_start + words[0].start():mention.start]
+    window = text[window_start + words[0].start():window_end]
     if _HALF.search(window):
         return max(1, quantity // 2)
     if fraction := _FRACTION.search(window):

@@ -21,6 +21,7 @@ from analysis.claims.cues import (
     FINITE_VERB,
     GAP_ADMITTED,
     LOST,
+    NOT_ALL,
     ONE_OF_THEM,
     ORDER_RECORD_SAYS,
     ORDINAL_PART,
@@ -312,6 +313,8 @@ class Checker(DateChecks):
                     rest = tuple(s for s in self.all_skus if s not in seen) \
                         or tuple(i.sku for i in self.facts.items if not i.delivered)
                     about, group = (rest, False), "estimate"
+                elif NOT_ALL.search(text):
+                    about = (self.all_skus, True)  # "not everything has arrived": the order, not each item
                 elif EACH.search(text):
                     later = self._named_after(spans, index, consequence=False)  # "both items: the kettle and ..."
                     about = (tuple(dict.fromkeys(later)) or self.all_skus, False)
@@ -481,8 +484,12 @@ class Checker(DateChecks):
                 self._judge("unwarranted_certainty", clause, self._claim_span(clause, m),
                             [i for i in items if not i.lost], order_level=whole)
         for m in CERTAINTY.finditer(text):
-            if stance(text, m.start()) in ("plain", "certain_future", "future") \
-                    and (future or any(i.missing for i in items)):
+            how = stance(text, m.start())
+            # "will definitely be released soon": a certainty about the item's future, whatever the verb; not "we
+            # will definitely let you know", which is a promise of ours
+            said_of_future = how in ("certain_future", "future") and not _OURS.search(text, 0, m.start())
+            if how in ("plain", "certain_future", "future") \
+                    and (future or said_of_future or any(i.missing for i in items)):
                 self._judge("unwarranted_certainty", clause, self._claim_span(clause, m),
                             [i for i in items if not i.delivered or i.missing], order_level=whole)
 
@@ -548,6 +555,9 @@ def _ordinal_part(group: tuple[str, ...], part: re.Match[str]) -> tuple[str, ...
     count = {"one": 1, "two": 2, "three": 3, "four": 4}[part[2].lower()]
     return group[:count] if part[1].lower() == "first" else group[-count:]
 
+
+# A promise of ours ("we will definitely", "I'll certainly"), not a claim about the parcel.
+_OURS = re.compile(r"\b(?:we|i)(?:\s+(?:will|shall|are going to|am going to)|['’]ll)\s+(?:\w+\s+)?$", re.I)
 
 _SIZES = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 
