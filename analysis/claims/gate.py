@@ -46,6 +46,7 @@ class Gates:
     dates: bool = True  # (b) one day; near a day the records give only when the claim says plainly whose
     state: bool = True  # (c) all units delivered or none, unless a count is said
     certainty: bool = True  # (d) no hedge beside a certainty
+    consistency: bool = True  # (e) no state finding about an item another sentence gives the state its records show
     # How far (a) and (b) reach; the defaults are the values chosen (docs/claims.md: what the others measured).
     whole: bool = True  # "your order", "everything", "all three" stand for every item
     pronoun: bool = True  # "it", "those two", "the other two" stand for the one group the sentence before names
@@ -57,7 +58,7 @@ class Gates:
 
 
 ALL = Gates()
-NONE = Gates(subject=False, mood=False, dates=False, state=False, certainty=False)
+NONE = Gates(subject=False, mood=False, dates=False, state=False, certainty=False, consistency=False)
 
 
 def gate(reading: Reading, facts: OrderFacts, kind: str, sku: str | None, start: int, end: int,

@@ -305,14 +305,14 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
 
 
 def _resolved_by_earlier(text: str, mentions: list[Mention]) -> list[Mention]:
-    """A shared name after one of its items was named alone means that item ("the long sleeping bag ... the bag"),
-    or, said as "the other ...", the one not named yet ("the black keyboard ... the other keyboard")."""
+    """A shared name said as "the other ..." after the rest of its items were named alone means the one not named yet
+    ("the black keyboard ... the other keyboard"). Since checker v9 a shared name is no longer given to the one of its
+    items named alone before it ("the diverter kit ... the rain barrel" is not the kit): a guess, not a reading."""
     out: list[Mention] = []
     for m in mentions:
-        if m.ambiguous:
+        if m.ambiguous and _OTHER_BEFORE.search(text, 0, m.start):
             earlier = {s for e in out if not e.ambiguous and len(e.skus) == 1 for s in e.skus if s in m.skus}
-            if _OTHER_BEFORE.search(text, 0, m.start):
-                earlier = set(m.skus) - earlier if len(earlier) == len(m.skus) - 1 else set()
+            earlier = set(m.skus) - earlier if len(earlier) == len(m.skus) - 1 else set()
             if len(earlier) == 1:
                 m = Mention(m.start, m.end, tuple(earlier), False)
         out.append(m)

@@ -66,6 +66,9 @@ class Checker(DateChecks):
         self.date_context = "other"
         self.last_date: DateMention | None = None
         self.acknowledged: set[str | None] = set()
+        # States the summary gives an item, resolved and as its records have them: (state, SKU) -> the sentences saying
+        # so. A finding that the summary says the opposite of one elsewhere is a reading to doubt (_said_otherwise).
+        self.said_right: dict[tuple[str, str], set[int]] = {}
         self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items if i.sku],
                                                      facts.carrier_text)
         self.carrier_cause = carrier_cause(facts.carriers)
@@ -361,6 +364,8 @@ class Checker(DateChecks):
                 sentence_groups.append(tuple(pending))
             groups = list(dict.fromkeys(sentence_groups))
         self._check_absences()
+        if self.gates.consistency:
+            self._said_otherwise()
         self._dates_of_wrong_states()
         return sorted(self.findings, key=lambda f: (f.start, f.kind, f.sku or ""))
 
@@ -370,10 +375,32 @@ class Checker(DateChecks):
         could not be checked (one wrong claim, one finding)."""
         states = {(f.sku, f.sentence) for f in self.findings
                   if f.kind in ("unsupported_delivery", "contradicted_outstanding") and f.sku}
+        # ... or a state the consistency step could not check: the date of a state in doubt is in doubt too
+        for u in (u for u in self.unchecked if u.reason.startswith(_OTHERWISE)):
+            index = self.reading.sentence_at(u.start)  # a heading's state is said in the lines listed under it too
+            for i in (index, *self.reading.sections.get(index, ())):
+                span = self.reading.spans[i]
+                states.add((u.reason.split()[4], self.summary[span.start:span.end]))
         for f in [f for f in self.findings if f.kind == "unsupported_date" and (f.sku, f.sentence) in states]:
             self.findings.remove(f)
             self.unchecked.append(Unchecked(f.kind, f.sentence, f.claim, f"the date is given to a state the records "
                                             f"contradict for {f.sku}: that state is the finding", f.start, f.end))
+
+    def _said_otherwise(self) -> None:
+        """A state finding about an item the summary, in another sentence, gives the state its records show ("the
+        bench was delivered yesterday ... not everything has arrived"): a summary rarely says both, so one of the two
+        readings is likely a claim given to the wrong item, and which one is not sure: could not check."""
+        opposite = {"unsupported_delivery": "outstanding", "contradicted_outstanding": "delivered"}
+        for f in [f for f in self.findings if f.kind in opposite and f.sku]:
+            elsewhere = self.said_right.get((opposite[f.kind], f.sku), set()) - {self.summary.find(f.sentence)}
+            scope = self.reading.scope(f.start, f.end)
+            said_of_all = EACH.search(self.summary, scope[0].start, scope[-1].end) or \
+                WHOLE.search(self.summary, scope[0].start, scope[-1].end)  # "everything is on its way": it is meant
+            if f.sentence and elsewhere and not said_of_all:
+                self.findings.remove(f)
+                self.unchecked.append(Unchecked(f.kind, f.sentence, f.claim, f"{_OTHERWISE} {f.sku} what its records "
+                                                f"show ({opposite[f.kind]}): which reading is right is not sure",
+                                                f.start, f.end))
 
     # --- the checks --------------------------------------------------------------------------------
 
@@ -388,8 +415,14 @@ class Checker(DateChecks):
         dated = self._check_dates(clause, items, whole)
         future = bool(dated["estimate"])
 
+        def right(state: str, fitting: list[ItemFacts]) -> None:
+            if not clause.unsure and not clause.whole:
+                for item in fitting:
+                    self.said_right.setdefault((state, item.sku), set()).add(clause.sentence.start)
+
         def outstanding(span: tuple[int, int]) -> None:
             failing = [i for i in items if i.delivered]
+            right("outstanding", [i for i in items if i.delivered_quantity == 0])
             self._judge("contradicted_outstanding", clause, span,
                         failing if not whole or len(failing) == len(items) else [], order_level=whole)
 
@@ -417,6 +450,7 @@ class Checker(DateChecks):
                            and not (clause.counts.get(i.sku) and i.delivered_quantity >= clause.counts[i.sku])]
                 if clause.partial and len(failing) < len(items):
                     failing = []
+                right("delivered", [i for i in items if i.delivered])
                 self._judge("unsupported_delivery", clause, span, failing)
         for m in DELIVERED_BY_NOW.finditer(text):
             inferred = re.search(r"\b(?:by now|already|now)\s*$", m.group()) or CONSEQUENCE.search(text)
@@ -555,6 +589,8 @@ def _ordinal_part(group: tuple[str, ...], part: re.Match[str]) -> tuple[str, ...
     count = {"one": 1, "two": 2, "three": 3, "four": 4}[part[2].lower()]
     return group[:count] if part[1].lower() == "first" else group[-count:]
 
+
+_OTHERWISE = "another sentence says of"  # the start of the consistency step's reason; its 5th word is the SKU
 
 # A promise of ours ("we will definitely", "I'll certainly"), not a claim about the parcel.
 _OURS = re.compile(r"\b(?:we|i)(?:\s+(?:will|shall|are going to|am going to)|['’]ll)\s+(?:\w+\s+)?$", re.I)

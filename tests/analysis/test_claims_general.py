@@ -101,13 +101,15 @@ def test_a_shared_name_without_a_qualifier_stays_ambiguous():
     assert mention.ambiguous and set(mention.skus) == {"SB-210-R", "SB-210-L"}
 
 
-def test_a_shared_name_after_one_item_was_named_means_it_and_the_other_means_the_one_not_named():
+def test_the_other_means_the_one_not_named_and_a_shared_name_after_one_item_is_not_resolved_by_it():
+    # Checker v9: "the bag" after "the long sleeping bag" was read as the long one (v5); that is a guess, and it read
+    # "the rain barrel" after "the diverter kit" as the kit. It is could-not-check now; "the other keyboard" is not.
     text = ("The long sleeping bag is due Friday; the bag left Richmond. The black keyboard is out; the other "
             "keyboard came.")
     items = [*BAGS, ("KB-1", "Tenkeyless keyboard"), ("KB-1-BLK", "Tenkeyless keyboard, black")]
-    got = [(text[m.start:m.end], m.skus) for m in item_mentions(text, items)]
-    assert got == [("long sleeping bag", ("SB-210-L",)), ("bag", ("SB-210-L",)), ("black keyboard", ("KB-1-BLK",)),
-                   ("keyboard", ("KB-1",))]
+    got = [(text[m.start:m.end], m.skus, m.ambiguous) for m in item_mentions(text, items)]
+    assert got == [("long sleeping bag", ("SB-210-L",), False), ("bag", ("SB-210-L", "SB-210-R"), True),
+                   ("black keyboard", ("KB-1-BLK",), False), ("keyboard", ("KB-1",), False)]
 
 
 def test_the_qualifier_one_names_the_item_whose_name_has_that_word():
@@ -170,8 +172,13 @@ def test_a_heading_over_a_list_is_said_of_the_listed_items_and_presents_their_da
             "- Compass: ETA 17 Sep")
     assert found(order, good) == set()
     wrong = good.replace("Map case: 15", "Map case: 14").replace("- Binoculars", "- Compass and binoculars")
-    assert found(order, wrong) == {("unsupported_date", "MAP-CASE"), ("unsupported_delivery", "CMPS-BASE"),
+    alone = wrong.replace("\n\n**In transit**\n- Compass: ETA 17 Sep", "")
+    assert found(order, alone) == {("unsupported_date", "MAP-CASE"), ("unsupported_delivery", "CMPS-BASE"),
                                    ("unsupported_date", "CMPS-BASE")}
+    # Checker v9: the compass also listed in transit, as its records have it: which reading is right is not sure, so
+    # its delivery and the day given to it are could-not-check; the map case's wrong day is still a finding.
+    assert found(order, wrong) == {("unsupported_date", "MAP-CASE")}
+    assert unchecked(order, wrong) == ["unsupported_delivery", "unsupported_date"]
 
 
 # --- dates against the clock ----------------------------------------------------------------------------
