@@ -392,7 +392,7 @@ class Checker(DateChecks):
         readings is likely a claim given to the wrong item, and which one is not sure: could not check."""
         opposite = {"unsupported_delivery": "outstanding", "contradicted_outstanding": "delivered"}
         for f in [f for f in self.findings if f.kind in opposite and f.sku]:
-            elsewhere = self.said_right.get((opposite[f.kind], f.sku), set()) - {self.summary.find(f.sentence)}
+            elsewhere = self.said_right.get((opposite[f.kind], f.sku or ""), set()) - {self.summary.find(f.sentence)}
             scope = self.reading.scope(f.start, f.end)
             said_of_all = EACH.search(self.summary, scope[0].start, scope[-1].end) or \
                 WHOLE.search(self.summary, scope[0].start, scope[-1].end)  # "everything is on its way": it is meant
