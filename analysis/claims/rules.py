@@ -69,6 +69,7 @@ class Checker(DateChecks):
         # States the summary gives an item, resolved and as its records have them: (state, SKU) -> the sentences saying
         # so. A finding that the summary says the opposite of one elsewhere is a reading to doubt (_said_otherwise).
         self.said_right: dict[tuple[str, str], set[int]] = {}
+        self.date_roles: dict[tuple[str, int, int], str] = {}
         self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items if i.sku],
                                                      facts.carrier_text)
         self.carrier_cause = carrier_cause(facts.carriers)
@@ -305,6 +306,8 @@ class Checker(DateChecks):
                     about = (tuple(s for s in self.all_skus if s not in named), False)
                 elif named:
                     about = (tuple(named), False)
+                elif NOT_ALL.search(text):
+                    about = (self.all_skus, True)  # "not everything has arrived (: ...)": the order, not each item
                 elif self.summary[span.end:span.end + 2].strip().startswith(":") \
                         and (later := self._named_after(spans, index, consequence=False)):
                     # "Delivered 9 June: the keyboard, the mice"; "the rest of what we could track has arrived: the
@@ -316,8 +319,6 @@ class Checker(DateChecks):
                     rest = tuple(s for s in self.all_skus if s not in seen) \
                         or tuple(i.sku for i in self.facts.items if not i.delivered)
                     about, group = (rest, False), "estimate"
-                elif NOT_ALL.search(text):
-                    about = (self.all_skus, True)  # "not everything has arrived": the order, not each item
                 elif EACH.search(text):
                     later = self._named_after(spans, index, consequence=False)  # "both items: the kettle and ..."
                     about = (tuple(dict.fromkeys(later)) or self.all_skus, False)
@@ -391,15 +392,18 @@ class Checker(DateChecks):
         bench was delivered yesterday ... not everything has arrived"): a summary rarely says both, so one of the two
         readings is likely a claim given to the wrong item, and which one is not sure: could not check."""
         opposite = {"unsupported_delivery": "outstanding", "contradicted_outstanding": "delivered"}
-        for f in [f for f in self.findings if f.kind in opposite and f.sku]:
-            elsewhere = self.said_right.get((opposite[f.kind], f.sku or ""), set()) - {self.summary.find(f.sentence)}
+        for f in [f for f in self.findings if f.sku and (f.kind in opposite or (
+                f.kind == "unsupported_date" and (f.sku, f.start, f.end) in self.date_roles))]:
+            # a wrong day: another sentence gives the item a right day in the same role ("delivered", "estimate")
+            state = opposite.get(f.kind) or "date:" + self.date_roles[(f.sku or "", f.start, f.end)]
+            elsewhere = self.said_right.get((state, f.sku or ""), set()) - {self.summary.find(f.sentence)}
             scope = self.reading.scope(f.start, f.end)
             said_of_all = EACH.search(self.summary, scope[0].start, scope[-1].end) or \
                 WHOLE.search(self.summary, scope[0].start, scope[-1].end)  # "everything is on its way": it is meant
             if f.sentence and elsewhere and not said_of_all:
                 self.findings.remove(f)
                 self.unchecked.append(Unchecked(f.kind, f.sentence, f.claim, f"{_OTHERWISE} {f.sku} what its records "
-                                                f"show ({opposite[f.kind]}): which reading is right is not sure",
+                                                f"show ({state}): which reading is right is not sure",
                                                 f.start, f.end))
 
     # --- the checks --------------------------------------------------------------------------------
