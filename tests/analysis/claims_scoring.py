@@ -148,7 +148,7 @@ def well_formed(summary: str, findings: list[Finding]) -> list[Finding]:
         assert f.claim in f.sentence and f.sentence in summary, f
         if not f.claim:
             assert f.kind in ("unmentioned_sku", "unacknowledged_missing_evidence") and f.start == f.end == 0, f
-        assert re.search(r"[A-Z]+-\d", f.evidence), f"evidence names no record or SKU: {f.evidence}"
+        assert re.search(r"\b[A-Z]+-[A-Z0-9]", f.evidence), f"evidence names no record or SKU: {f.evidence}"
     return findings
 
 
