@@ -16,6 +16,7 @@ from analysis.claims.cues import (
     DELAY,
     DELIVERED,
     DELIVERED_BY_NOW,
+    DENIED_SUBJECT,
     EACH,
     EXCEPT,
     FINITE_VERB,
@@ -242,6 +243,7 @@ class Checker(DateChecks):
             excepted: list[str] = []  # "everything except the jacket and the trousers has arrived"
             sentence_groups: list[tuple[str, ...]] = []
             pending_unsure = ""
+            pending_denied = False  # "None of the items - the kettle, ...": the list's claim is denied
             pending_counts: dict[str, int] = {}
             # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared; under a heading, the heading's.
             under = contexts.get(heading_context.get(number, -1), "none")
@@ -274,7 +276,11 @@ class Checker(DateChecks):
                     sentence_groups.append(tuple(tail))
                     pending, pending_counts, pending_unsure = [], {}, ""
                     continue
+                if not named and not pending and bare and DENIED_SUBJECT.match(text) and index + 1 < len(spans):
+                    pending_denied = True  # "None of the items - the kettle, ...": the list after it is denied
+                    continue
                 if named and bare and not EXCEPT.search(text):
+                    pending_denied = pending_denied or (not pending and bool(DENIED_SUBJECT.match(text)))
                     pending += [s for s in named if s not in pending]  # "the laptop and ..." : subject of what follows
                     pending_counts = counts
                     pending_unsure = pending_unsure or self._unsure(span.start, span.end)
@@ -296,6 +302,8 @@ class Checker(DateChecks):
                     previous, previous_unsure = (tuple(named), False), self._unsure(span.start, span.end)
                     continue
                 unsure = pending_unsure if pending else ""
+                denied = pending_denied and bool(pending)
+                pending_denied = False
                 named = pending + [s for s in named if s not in pending]
                 pending, pending_counts, pending_unsure = [], {}, ""
                 own_unsure = self._unsure(span.start, span.end)
@@ -354,7 +362,8 @@ class Checker(DateChecks):
                 previous, previous_unsure = about, unsure
                 seen.update(named)
                 partial = about[1] and bool(PARTIAL.search(text))
-                last = Clause(span, sentence, *about, partial=partial, group=group, counts=counts, unsure=unsure)
+                last = Clause(span, sentence, *about, partial=partial, group=group, counts=counts, unsure=unsure,
+                              denied=denied)
                 self._check_clause(last)
             if pending and last and not last.whole:
                 # "... confirmed delivery of the kettle, mugs and grinder": a list that runs on past its claim.
@@ -436,7 +445,7 @@ class Checker(DateChecks):
                         failing if not whole or len(failing) == len(items) else [], order_level=whole)
 
         for m in DELIVERED.finditer(text):
-            how, span = stance(text, m.start()), self._claim_span(clause, m)
+            how, span = self._stance(clause, text, m.start()), self._claim_span(clause, m)
             if how in ("negated", "future", "certain_future"):
                 outstanding(span)
                 future |= how != "negated"
@@ -458,14 +467,14 @@ class Checker(DateChecks):
                 self._judge("unsupported_delivery", clause, span, failing)
         for m in DELIVERED_BY_NOW.finditer(text):
             inferred = re.search(r"\b(?:by now|already|now)\s*$", m.group()) or CONSEQUENCE.search(text)
-            if inferred and stance(text, m.start()) in ("plain", "reported"):
+            if inferred and self._stance(clause, text, m.start()) in ("plain", "reported"):
                 self._judge("unsupported_delivery", clause, self._claim_span(clause, m),
                             [i for i in items if not i.delivered])
         for m in ARRIVAL.finditer(text):
             if any(b.start() <= m.start() < b.end() for b in DELIVERED_BY_NOW.finditer(text)) and (
                     CONSEQUENCE.search(text) or re.search(r"\b(?:by now|already|now)\b", text[m.end():])):
                 continue  # "should be with you by now" is a delivery, above
-            how = stance(text, m.start())
+            how = self._stance(clause, text, m.start())
             if how == "negated" and UNTIL.match(text, m.end()):
                 outstanding(self._claim_span(clause, m))
             elif how in ("future", "certain_future") or m.group().lower() in ("arriving", "arrives"):
@@ -473,7 +482,7 @@ class Checker(DateChecks):
                 future = True
                 self._vague_certainty(clause, items, text, m, how, dated["flagged"])
         for m in SHIPPED.finditer(text):
-            how, span = stance(text, m.start()), self._claim_span(clause, m)
+            how, span = self._stance(clause, text, m.start()), self._claim_span(clause, m)
             if how in ("negated", "future", "certain_future"):
                 outstanding(span)
             elif how == "plain" and not text[:m.start()].lower().endswith("be "):
@@ -481,7 +490,7 @@ class Checker(DateChecks):
         for m in TRANSIT.finditer(text):
             if CIRCUMSTANCE.search(text, 0, m.start()):
                 continue  # "damaged in transit": where something happened, not where the item is
-            if stance(text, m.start()) == "plain":
+            if self._stance(clause, text, m.start()) == "plain":
                 span = self._claim_span(clause, m)
                 outstanding(span)
                 moving(span)
@@ -489,16 +498,16 @@ class Checker(DateChecks):
         for m in OUTSTANDING.finditer(text):
             if "pending" in m.group().lower() and PAYMENT_SUBJECT.search(text, 0, m.start()):
                 continue  # "your payment is still pending" is about the payment
-            if stance(text, m.start()) in ("plain", "reported"):
+            if self._stance(clause, text, m.start()) in ("plain", "reported"):
                 span = self._claim_span(clause, m)
                 outstanding(span)
                 if STOCK.search(m.group()):
                     self._stock_cause(clause, items, span, whole)
         for m in STOCK_CAUSE.finditer(text):
-            if stance(text, m.start()) in ("plain", "reported"):
+            if self._stance(clause, text, m.start()) in ("plain", "reported"):
                 self._stock_cause(clause, items, self._claim_span(clause, m), whole)
         for m in self.carrier_cause.finditer(text):
-            if stance(text, m.start()) in ("plain", "reported"):
+            if self._stance(clause, text, m.start()) in ("plain", "reported"):
                 # The carrier named as the cause of a delay it does not report (a delay with no cause at all is
                 # unsupported_delay's).
                 failing = [i for i in items if not i.delivered and i.delayed and not i.carrier_delayed]
@@ -512,17 +521,17 @@ class Checker(DateChecks):
         for m in DELAY.finditer(text):
             if RECORD_LAGS.search(text, 0, m.start()) and not self.named_in(clause):
                 continue  # "the order page is running behind the carrier": a record lagging, not a parcel
-            if stance(text, m.start()) == "plain":
+            if self._stance(clause, text, m.start()) == "plain":
                 failing = [i for i in items if not i.delayed]
                 self._judge("unsupported_delay", clause, self._claim_span(clause, m),
                             failing if not whole or len(failing) == len(items) else [], payment=True,
                             order_level=whole)
         for m in LOST.finditer(text):
-            if stance(text, m.start()) == "plain":
+            if self._stance(clause, text, m.start()) == "plain":
                 self._judge("unwarranted_certainty", clause, self._claim_span(clause, m),
                             [i for i in items if not i.lost], order_level=whole)
         for m in CERTAINTY.finditer(text):
-            how = stance(text, m.start())
+            how = self._stance(clause, text, m.start())
             # "will definitely be released soon": a certainty about the item's future, whatever the verb; not "we
             # will definitely let you know", which is a promise of ours
             said_of_future = how in ("certain_future", "future") and not _OURS.search(text, 0, m.start())
@@ -530,6 +539,12 @@ class Checker(DateChecks):
                     and (future or said_of_future or any(i.missing for i in items)):
                 self._judge("unwarranted_certainty", clause, self._claim_span(clause, m),
                             [i for i in items if not i.delivered or i.missing], order_level=whole)
+
+    @staticmethod
+    def _stance(clause: Clause, text: str, at: int) -> str:
+        """How the clause holds the claim at `at`; a claim whose subject list opens with "none of" is denied."""
+        how = stance(text, at)
+        return "negated" if clause.denied and how in ("plain", "reported") else how
 
     def _stock_cause(self, clause: Clause, items: list[ItemFacts], span: tuple[int, int], whole: bool) -> None:
         """A stock claim needs a warehouse record that says so: none read is certainty, another status a wrong cause."""
