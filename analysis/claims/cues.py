@@ -103,6 +103,13 @@ ACKNOWLEDGE = re.compile(
 
 # A list whose claim is denied: "None of the items - the kettle, the cups - were shipped", "Neither the mower nor ...".
 DENIED_SUBJECT = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:none|neither|nothing|not one|no one)\b", _I)
+# "everything outstanding", "all that's still to come": the items not delivered, not every item.
+OUTSTANDING_SET = re.compile(rf"\b(?:everything|anything|all|whatever)\s+"
+                             rf"(?:(?:that{_APOS}s|that is|that are|still)\s+)?"
+                             r"(?:outstanding|remaining|undelivered|pending|still (?:to come|due|coming|in transit"
+                             r"|on (?:its|the) way))\b", _I)
+# "Apart from the dish and the cups, everything's with you": the exception said first.
+EXCEPT_OPENS = re.compile(r"^\W*(?:apart from|except(?: for)?|other than|aside from|besides|excluding)\b", _I)
 # "not everything has arrived", "not all of it is here": some of the order, not each item (a whole-order claim).
 NOT_ALL = re.compile(r"\bnot\s+(?:quite\s+|yet\s+)?(?:everything|all|every item|each item)\b"
                      rf"|(?:\bnot|n{_APOS}t)\s+(?:yet\s+)?(?:fully|completely|entirely|wholly|all)\s+(?:been\s+)?"

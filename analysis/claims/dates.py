@@ -121,10 +121,10 @@ class DateChecks:
             past_day = False
             either: tuple[tuple[int, int, int], ...] = ()  # the past reading of a weekday whose tense is not said
             context = self.date_context if context == "none" else context
-            if _NOT_UNTIL.search(text, 0, d.start - clause.span.start):
+            if _PROMISE_AFTER.match(self.summary, d.end):
+                context = "promise"  # "the 12 March we promised", "didn't all arrive by the 17th as promised"
+            elif _NOT_UNTIL.search(text, 0, d.start - clause.span.start):
                 how, context = "future", "estimate"
-            elif _PROMISE_AFTER.match(self.summary, d.end):
-                context = "promise"  # "the 12 March we promised", "16 March as promised"
             elif _COMPARED.search(self.summary, clause.span.start, d.start):
                 context = "other"  # "later than 12 March": a date compared with, not given
             about = self._date_owner(d, items)

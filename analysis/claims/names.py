@@ -202,6 +202,10 @@ def _resolve(text: str, start: int, end: int, skus: set[str],
     sku_after = _SKU_AFTER.match(text, end)
     if sku_after and sku_after[1] in skus:
         return start, (sku_after[1],), False  # "tenkeyless keyboard (KEYBOARD-TKL)"
+    bracket = re.match(r"\s*[(\[]([^()\[\]]{0,80})[)\]]", text[end:])
+    inside = [s for s in skus if bracket and re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", bracket[1])]
+    if len(inside) == 1:
+        return start, tuple(inside), False  # "Gyuto knives (the standard 210 mm, KNF-GYT210)"
     exact = [s for s in skus if names.get(s) and re.sub(r"\W+", " ", names[s] or "").strip().lower()
              == re.sub(r"\W+", " ", said).strip().lower()]
     # A qualifier that only one of them has, in the words just before the name ("the black keyboard", "your
@@ -330,8 +334,8 @@ _COUNT_WINDOW = 5  # words before a mention that can state how many of it: "two 
 
 # "lunch boxes (SKU): 2 of 3 delivered", "Junior sticks [HK-4410-JR]: 1 of 2 delivered": a count after the name.
 _AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*|\[[^\[\]]{0,40}\]\s*)?(?::\s*|\(|(?<=\s))"
-                          r"(\d{1,3}|one|two|three|four|five|six) of "
-                          r"(?:the |your )?(?:\d{1,3}|one|two|three|four|five|six"
+                          r"(\d{1,3}|one|two|three|four|five|six)( of |\s*/\s*(?=\d))"
+                          r"(?:the |your )?(\d{1,3}|one|two|three|four|five|six"
                           r"|seven|eight|nine|ten|eleven|twelve)\b", _FLAGS)
 _MEASURE_BEFORE = re.compile(r"(?<=\s)(?!(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|some|all"
                              r"|both|each|most|half|none|any|either|neither|first|last|rest|remainder|couple|pair|few"
@@ -348,7 +352,8 @@ def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | N
     "two of the four chairs", "the first 2 chairs", "half of your chairs", "your chairs (2 of 4)".
     """
     after = _AFTER_COUNT.match(text, mention.end)
-    if after:
+    # "whetstones: 2/3 delivered" is a count only when the 3 is the quantity ordered (else "2/3" may be a date)
+    if after and ("/" not in after[2] or _number(after[3]) == quantity):
         return _number(after[1])
     if quantity > 1 and _ONE_UNIT_BEFORE.search(text, max(lo, mention.start - 30), mention.start) \
             and not text[mention.start:mention.end].lower().endswith("s"):

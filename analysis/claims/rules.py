@@ -19,6 +19,7 @@ from analysis.claims.cues import (
     DENIED_SUBJECT,
     EACH,
     EXCEPT,
+    EXCEPT_OPENS,
     FINITE_VERB,
     GAP_ADMITTED,
     LOST,
@@ -27,6 +28,7 @@ from analysis.claims.cues import (
     ORDER_RECORD_SAYS,
     ORDINAL_PART,
     OUTSTANDING,
+    OUTSTANDING_SET,
     OWN_VERB,
     PARTIAL,
     PAYMENT_SUBJECT,
@@ -256,7 +258,11 @@ class Checker(DateChecks):
                 counts = {**pending_counts, **self._counts(span)}
                 group = "any" if ONE_OF_THEM.search(text) else ""
                 bare = not self._has_cue(span) and not self._has_verb(span)  # no claim and no verb of its own
-                if named and bare and EXCEPT.search(text):
+                if named and bare and excepted and not pending and re.match(r"\W*(?:and|or|nor)\b", text):
+                    excepted += [s for s in named if s not in excepted]  # "apart from the dish and the cups, ..."
+                    seen.update(named)
+                    continue
+                if named and bare and (EXCEPT.search(text) or EXCEPT_OPENS.match(text)):
                     excepted = pending + [s for s in named if s not in pending]  # the list the claim that follows
                     pending = []  # leaves out, however many clauses it runs over
                     seen.update(named)
@@ -314,6 +320,12 @@ class Checker(DateChecks):
                     about = (tuple(s for s in self.all_skus if s not in named), False)
                 elif named:
                     about = (tuple(named), False)
+                elif excepted and (EACH.search(text) or WHOLE.search(text)):
+                    # "Apart from the dish and the cups, everything's with you": every item the exception leaves
+                    about, excepted = (tuple(s for s in self.all_skus if s not in excepted), False), []
+                elif OUTSTANDING_SET.search(text):
+                    # "everything outstanding is on course": the items not delivered
+                    about = (tuple(i.sku for i in self.facts.items if not i.delivered), False)
                 elif NOT_ALL.search(text):
                     about = (self.all_skus, True)  # "not everything has arrived (: ...)": the order, not each item
                 elif self.summary[span.end:span.end + 2].strip().startswith(":") \

@@ -380,7 +380,7 @@ _NO_SIGN = re.compile(
 _CLAUSE_NEGATION = re.compile(r"^\W*(?:(?:and|but|so|or|yet)\s+)?(?:neither|none|nothing|no\s+items?)\b", _FLAGS)
 _COUNTERFACTUAL = re.compile(
     rf"\b(?:(?:should|would|could|might|may|must)(?:n{_APOS}t| not)?\s+have|supposed to|meant to"
-    rf"|(?:was|were)\s+(?:due|expected|scheduled|set|meant)\s+to)\s+{_WORDS}{{0,2}}$", _FLAGS)
+    rf"|(?:was|were)\s+(?:due|expected|scheduled|set|meant)\s+to)\s+{_WORDS}{{0,3}}$", _FLAGS)
 _FUTURE = re.compile(
     rf"(?:\bwill|{_APOS}ll|\bshould|\bshall|\bgoing to|\bexpected to|\bscheduled to|\bdue to|\bset to|\blikely to"
     rf"|\bon track to)\s+{_WORDS}{{0,2}}$", _FLAGS)
