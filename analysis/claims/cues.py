@@ -134,7 +134,9 @@ CONTRAST_OPENS = re.compile(r"^\W*(?:but|yet|though|although|whereas|while|howev
 # "everything except the sofa": every item but the ones the clause names ("all but one item" names a count, not
 # the items left out: PARTIAL).
 _HOW_MANY = r"(?:one|two|three|four|five|six|a few|a couple|\d+)\b"
-EXCEPT = re.compile(r"\b(?:everything|every item|all(?: (?:the|your|of the|of your))?(?: items)?)\s+"
+EXCEPT = re.compile(r"\b(?:everything|every item|all(?: (?:the|your|of the|of your))?(?: items)?)"
+                    # "everything else except", "everything on ORD-1 except", "everything in your order but"
+                    r"(?:\s+else|\s+(?:on|in|of|from)\s+(?:your\s+|the\s+|this\s+)?[\w-]+(?:\s+order)?)?\s+"
                     rf"(?:except(?: for)?|but|apart from|other than|besides|aside from)\b(?!\s+{_HOW_MANY})", _I)
 # A clause that names nothing, followed by its consequence for named items: "the courier is late, so your X ...".
 CONSEQUENCE = re.compile(rf"^\W*(?:so|and so|which is why|that{_APOS}s why|that is why|meaning|therefore)\b", _I)

@@ -125,6 +125,9 @@ def _mood(reading: Reading, facts: OrderFacts, start: int, end: int) -> str:
         return f"the claim reports what the order's record says ('{facts.order_status}')"
     if _CONDITION.search(text):
         return "the claim is a condition"
+    sentence = reading.spans[reading.sentence_at(start)]
+    if reading.summary[sentence.start:sentence.end].rstrip(" )\"'’”").endswith("?"):
+        return "the claim is in a question"  # "could you tell me how you paid?"
     if _OFFER.search(text):
         return "the claim is an offer"
     if _CONTRAST.search(before):
