@@ -115,8 +115,8 @@ class DateChecks:
         for index, d in enumerate(dates):
             if d.start in joined:
                 continue
-            if d.kind == "promised" and index \
-                    and re.fullmatch(r"\s*[,(–—-]\s*", self.summary[dates[index - 1].end:d.start]):
+            before = date_mentions(self.summary, clause.sentence.start, d.start) if d.kind == "promised" else []
+            if before and re.fullmatch(r"\s*[,(–—-]\s*", self.summary[before[-1].end:d.start]):
                 continue  # "by Thursday, the promised date": the day before it, named again
             how = stance(text, d.start - clause.span.start)
             context, cue = self._date_context(clause, lo, d.start)
