@@ -287,8 +287,8 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
     for span in sorted(one_word):
         # "the stockpot lid": a one-word name right before another item's one-word name modifies it.
         after = next((o for o in one_word if o in found and re.fullmatch(r"[ \t]+", text[span[1]:o[0]])), None)
-        if span in found and after is not None and (not found[span] & found[after] or found[after] < found[span]):
-            del found[span]  # ... and "Gyuto knives": a shared word before a name of fewer of its items modifies it
+        if span in found and after is not None and (not found[span] & found[after] or found[after] <= found[span]):
+            del found[span]  # ... and "Gyuto knives": a shared word before a name of (no more than) its items too
     owners: dict[str, set[str]] = {}
     for sku, name in items:
         for word in re.findall(r"[^\W_]+", name or ""):

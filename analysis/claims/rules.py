@@ -316,8 +316,10 @@ class Checker(DateChecks):
                 if excepted and re.match(r"\W*(?:and|or|nor)\b", text):
                     named, excepted = excepted + [s for s in named if s not in excepted], []
                     about = (tuple(s for s in self.all_skus if s not in named), False)
-                elif EXCEPT.search(text):
-                    about = (tuple(s for s in self.all_skus if s not in named), False)
+                elif exception := EXCEPT.search(text):
+                    # "everything else except the table": nor the items named before it
+                    left = named + list(seen) if re.search(r"\belse\b", exception.group(), re.I) else named
+                    about = (tuple(s for s in self.all_skus if s not in left), False)
                 elif named:
                     about = (tuple(named), False)
                 elif excepted and (EACH.search(text) or WHOLE.search(text)):

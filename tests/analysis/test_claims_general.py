@@ -749,3 +749,26 @@ def test_a_shared_word_before_a_name_of_fewer_items_modifies_it():
     text = "Both santoku knives (KN-1 and KN-1-W) came; the santoku sharpener is due."
     got = [(text[m.start:m.end], m.skus) for m in item_mentions(text, items) if m.skus]
     assert ("santoku", ("KN-1", "KN-1-W", "SH-1")) not in got and got[-1] == ("santoku sharpener", ("SH-1",))
+
+
+def test_everything_else_except_leaves_out_the_items_named_before_too():
+    records = sixth_records()  # ORD-7290141: the gloves are due tomorrow; one of the two junior sticks came
+    assert found("ORD-7290141", "The gloves are due tomorrow. Everything else except the second junior stick has "
+                                "arrived.", records) == set()
+    assert found("ORD-7290141", "The gloves are due tomorrow. Everything except the second junior stick has arrived.",
+                 records) == {("unsupported_delivery", "GL-1214")}
+
+
+def test_days_listed_as_ordinals_are_either_day():
+    # ORD-3310459: the axe and the saw came on 8 September, the bench on the 13th. The shape came from the seventh's.
+    assert found("ORD-3310459", "The axe, the saw and the bench reached you on the 8th and 13th.") == set()
+    assert found("ORD-3310459", "The axe, the saw and the bench reached you on the 8th.") == {
+        ("unsupported_date", "BENCH-FOLD")}
+    assert found("ORD-3310459", "The axe, the saw and the bench came between the 8th and the 13th.") == set()
+
+
+def test_a_shared_word_before_a_name_of_the_same_items_modifies_it():
+    items = [("KN-1", "Santoku chef's knife"), ("KN-1-W", "Santoku chef's knife, white steel")]
+    text = "One of your two santoku knives (KN-1) came."
+    got = [(text[m.start:m.end], m.skus) for m in item_mentions(text, items)]
+    assert got[0] == ("knives", ("KN-1",))  # not "santoku", both of them, with the count read against both
