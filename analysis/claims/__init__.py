@@ -57,7 +57,11 @@ from core.domain.evidence import Evidence
 #    that only add words to it ("the rain barrel" beside "Rain barrel diverter kit"), a comma in a full name only where
 #    the name has one, a word shared only as a modifier is no plural of both; "not everything has arrived" is said of
 #    the order; a record's word in quotes ("the 'delivered' status") is reported, not claimed; "we can't" is no offer;
-#    "two of the three rolls of twine" is a count of two; "will definitely be released soon" is a certainty
+#    "two of the three rolls of twine" is a count of two; "will definitely be released soon" is a certainty; and,
+#    from the varied-wording corpora, "none of the items - ... - were shipped" is denied, "apart from X, everything",
+#    "everything else except X", "everything outstanding", a question, "on the 12th and 13th", a range it cannot read;
+#    and a consistency step: a state or day finding about an item another sentence gives what its records show is
+#    could-not-check (docs/claims.md, "Checker v9")
 CHECKER_VERSION = 9
 
 __all__ = ["CHECKER_VERSION", "KINDS", "MEANING", "SEVERITY", "ClaimCheck", "Finding", "Unchecked", "check_claims",
