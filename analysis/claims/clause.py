@@ -22,3 +22,6 @@ class Clause:
     counts: dict[str, int] = field(default_factory=dict)  # "two of the four chairs": units stated per SKU
     # Why its claims cannot be checked ("'keyboard' could be KEYBOARD-TKL or KEYBOARD-TKL-BLK"); "" when they can.
     unsure: str = ""
+    # The list leading into the claim opens with "none of", "neither", "nothing": every claim of the clause is denied
+    # ("None of the items - the kettle, the cups and the tray - were shipped").
+    denied: bool = False

@@ -38,7 +38,8 @@ SHIPPED = re.compile(
     r"|picked up by (?:the )?(?:carrier|courier))\b", _I)
 # A participle before "in transit" makes it the place of an event ("damaged in transit"), not the item's state.
 CIRCUMSTANCE = re.compile(r"\b(?:damaged|lost|broken|delayed|held|stuck|scanned|destroyed|crushed|opened|misrouted"
-                          r"|held up)\s+$", _I)
+                          r"|held up|(?:a|the|some|any|no)\s+(?:\w+\s+)?(?:delay|hold-up|problem|issue|hiccup"
+                          r"|damage))\s+$", _I)
 TRANSIT = re.compile(r"\b(?:on (?:its|their|the|his|her) way|in transit|en route|out for delivery|with the carrier"
                      r"|on the truck|in the mail)\b", _I)
 OUTSTANDING = re.compile(
@@ -100,6 +101,19 @@ ACKNOWLEDGE = re.compile(
 
 # --- what a clause is about ------------------------------------------------------------------------
 
+# A list whose claim is denied: "None of the items - the kettle, the cups - were shipped", "Neither the mower nor ...".
+DENIED_SUBJECT = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:none|neither|nothing|not one|no one)\b", _I)
+# "everything outstanding", "all that's still to come": the items not delivered, not every item.
+OUTSTANDING_SET = re.compile(rf"\b(?:everything|anything|all|whatever)\s+"
+                             rf"(?:(?:that{_APOS}s|that is|that are|still)\s+)?"
+                             r"(?:outstanding|remaining|undelivered|pending|still (?:to come|due|coming|in transit"
+                             r"|on (?:its|the) way))\b", _I)
+# "Apart from the dish and the cups, everything's with you": the exception said first.
+EXCEPT_OPENS = re.compile(r"^\W*(?:apart from|except(?: for)?|other than|aside from|besides|excluding)\b", _I)
+# "not everything has arrived", "not all of it is here": some of the order, not each item (a whole-order claim).
+NOT_ALL = re.compile(r"\bnot\s+(?:quite\s+|yet\s+)?(?:everything|all|every item|each item)\b"
+                     rf"|(?:\bnot|n{_APOS}t)\s+(?:yet\s+)?(?:fully|completely|entirely|wholly|all)\s+(?:been\s+)?"
+                     r"(?:delivered|arrived|here|with you|complete)\b", _I)
 EACH = re.compile(r"\b(?:both|(?<!at )all|everything|every item|each|neither|none|nothing|either)\b", _I)
 WHOLE = re.compile(r"\b(?:your|the|this|whole|entire)\s+(?:whole\s+|entire\s+)?"
                    r"(?:order|package|parcel|shipment|items|purchase)\b", _I)
@@ -120,12 +134,15 @@ CONTRAST_OPENS = re.compile(r"^\W*(?:but|yet|though|although|whereas|while|howev
 # "everything except the sofa": every item but the ones the clause names ("all but one item" names a count, not
 # the items left out: PARTIAL).
 _HOW_MANY = r"(?:one|two|three|four|five|six|a few|a couple|\d+)\b"
-EXCEPT = re.compile(r"\b(?:everything|every item|all(?: (?:the|your|of the|of your))?(?: items)?)\s+"
+EXCEPT = re.compile(r"\b(?:everything|every item|all(?: (?:the|your|of the|of your))?(?: items)?)"
+                    # "everything else except", "everything on ORD-1 except", "everything in your order but"
+                    r"(?:\s+else|\s+(?:on|in|of|from)\s+(?:your\s+|the\s+|this\s+)?[\w-]+(?:\s+order)?)?\s+"
                     rf"(?:except(?: for)?|but|apart from|other than|besides|aside from)\b(?!\s+{_HOW_MANY})", _I)
 # A clause that names nothing, followed by its consequence for named items: "the courier is late, so your X ...".
 CONSEQUENCE = re.compile(rf"^\W*(?:so|and so|which is why|that{_APOS}s why|that is why|meaning|therefore)\b", _I)
 # Part of the whole said to have come: "some of your order", "all but one item", "arrived in pieces", "partly".
-PARTIAL = re.compile(r"\b(?:part|some|one|half|most|a few)\s+of\s+(?:your|the|this|my)\b|\bpartially\b|\bpartly\b"
+PARTIAL = re.compile(r"\b(?:part|some|one|half|most|a few)\s+of\s+(?:your|the|this|my|it\b|[A-Z]{2,}-\w)"
+                     r"|\bpartially\b|\bpartly\b"
                      rf"|\b(?:all|everything)\s+(?:except(?: for)?|but|apart from|other than|besides|aside from)\s+"
                      rf"{_HOW_MANY}|\bin\s+(?:pieces|parts|stages|bits|instal+ments|(?:two|three|several|separate"
                      r"|different|multiple)\s+(?:parcels|packages|boxes|shipments|deliveries|lots|batches))\b", _I)

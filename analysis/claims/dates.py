@@ -53,6 +53,10 @@ class DateChecks:
     date_context: str
     last_date: DateMention | None  # the last calendar date read, for "the day before", "the same day"
     mentions: list[Mention]
+    # (role, SKU) -> the sentences giving the item a right day in that role ("date:delivered", "date:estimate", ...),
+    # and the role of each date found wrong, by (SKU, start, end): for the consistency step (rules._said_otherwise)
+    said_right: dict[tuple[str, str], set[int]]
+    date_roles: dict[tuple[str, int, int], str]
 
     def _add(self, kind: str, sku: str | None, clause: Clause | None, start: int, end: int, evidence: str) -> None:
         raise NotImplementedError
@@ -111,16 +115,19 @@ class DateChecks:
         for index, d in enumerate(dates):
             if d.start in joined:
                 continue
+            before = date_mentions(self.summary, clause.sentence.start, d.start) if d.kind == "promised" else []
+            if before and re.fullmatch(r"\s*[,(–—-]\s*", self.summary[before[-1].end:d.start]):
+                continue  # "by Thursday, the promised date": the day before it, named again
             how = stance(text, d.start - clause.span.start)
             context, cue = self._date_context(clause, lo, d.start)
             own = context != "none"  # a cue of its own, not one carried from an earlier date of the sentence
             past_day = False
             either: tuple[tuple[int, int, int], ...] = ()  # the past reading of a weekday whose tense is not said
             context = self.date_context if context == "none" else context
-            if _NOT_UNTIL.search(text, 0, d.start - clause.span.start):
+            if _PROMISE_AFTER.match(self.summary, d.end):
+                context = "promise"  # "the 12 March we promised", "didn't all arrive by the 17th as promised"
+            elif _NOT_UNTIL.search(text, 0, d.start - clause.span.start):
                 how, context = "future", "estimate"
-            elif _PROMISE_AFTER.match(self.summary, d.end):
-                context = "promise"  # "the 12 March we promised", "16 March as promised"
             elif _COMPARED.search(self.summary, clause.span.start, d.start):
                 context = "other"  # "later than 12 March": a date compared with, not given
             about = self._date_owner(d, items)
@@ -196,6 +203,17 @@ class DateChecks:
                 # is not resolved for this date; it is wrong only if it is none of the item's days in any role.
                 failing = [i for i in failing if not any(d.matches(x) for x in i.any_days())]
             out["flagged"].update(i.sku for i in failing)
+            if own and context in ("delivered", "estimate", "restock") and not clause.unsure and not clause.whole:
+                for item in about:
+                    key = (item.sku, *span)
+                    if item in failing:
+                        self.date_roles[key] = context
+                    else:
+                        self.said_right.setdefault((f"date:{context}", item.sku), set()).add(clause.sentence.start)
+                        # a right delivery day says it came, a right estimate that it has not
+                        state = {"delivered": "delivered", "estimate": "outstanding"}.get(context)
+                        if state == ("delivered" if item.delivered else "outstanding"):
+                            self.said_right.setdefault((state, item.sku), set()).add(clause.sentence.start)
             for item in failing if not as_whole else []:
                 self._add("unsupported_date", item.sku, clause, *span, self._date_evidence(label, d, context, item))
             if as_whole and failing:

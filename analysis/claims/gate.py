@@ -46,6 +46,7 @@ class Gates:
     dates: bool = True  # (b) one day; near a day the records give only when the claim says plainly whose
     state: bool = True  # (c) all units delivered or none, unless a count is said
     certainty: bool = True  # (d) no hedge beside a certainty
+    consistency: bool = True  # (e) no state finding about an item another sentence gives the state its records show
     # How far (a) and (b) reach; the defaults are the values chosen (docs/claims.md: what the others measured).
     whole: bool = True  # "your order", "everything", "all three" stand for every item
     pronoun: bool = True  # "it", "those two", "the other two" stand for the one group the sentence before names
@@ -57,7 +58,7 @@ class Gates:
 
 
 ALL = Gates()
-NONE = Gates(subject=False, mood=False, dates=False, state=False, certainty=False)
+NONE = Gates(subject=False, mood=False, dates=False, state=False, certainty=False, consistency=False)
 
 
 def gate(reading: Reading, facts: OrderFacts, kind: str, sku: str | None, start: int, end: int,
@@ -97,7 +98,8 @@ _IN_RECORD = re.compile(r"^[^.;:]{0,30}?\b(?:in|on|by)\s+(?:our|the|your)\s+(?:s
                         r"|site|app|account|portal)\b", re.I)
 _STATUS_SAID = re.compile(r"\b(?:shows?|showing|shown|listed|marked)\s+(?:as\s+)?['\"‘“]?\s*$", re.I)
 _CONDITION = re.compile(r"\b(?:if|unless|in case|should you|whether|as soon as|once)\b", re.I)
-_OFFER = re.compile(r"\b(?:we can|we could|we['’]d|we would|would you|happy to|offer\w*|arrange\w*|let us know"
+_OFFER = re.compile(r"\b(?:we can(?![’']t|not)|we could(?!n[’']t| not)|we['’]d|we would|would you|happy to"
+                    r"|offer\w*|arrange\w*|let us know"
                     r"|in touch)\b", re.I)
 _CONTRAST = re.compile(r"\b(?:rather than|instead of)\b[^.;:,]*$", re.I)
 
@@ -116,11 +118,16 @@ def _mood(reading: Reading, facts: OrderFacts, start: int, end: int) -> str:
         else None
     reported = _REPORTED.search(before) or (_STATUS_SAID.search(before) and (
         order_said or _IN_RECORD.match(reading.summary, end)))
-    if reported and status and re.search(rf"\b{re.escape(status)}", text, re.I):
+    quoted = reading.summary[start - 1:start] in ("'", '"', "‘", "“") and \
+        reading.summary[end:end + 1] in ("'", '"', "’", "”")  # "the 'delivered' status": a record's word, quoted
+    if (reported or quoted) and status and re.search(rf"\b{re.escape(status)}", text, re.I):
         # "your order page says ORD-1 was delivered", when it does; a record misquoted is still checked
         return f"the claim reports what the order's record says ('{facts.order_status}')"
     if _CONDITION.search(text):
         return "the claim is a condition"
+    sentence = reading.spans[reading.sentence_at(start)]
+    if reading.summary[sentence.start:sentence.end].rstrip(" )\"'’”").endswith("?"):
+        return "the claim is in a question"  # "could you tell me how you paid?"
     if _OFFER.search(text):
         return "the claim is an offer"
     if _CONTRAST.search(before):

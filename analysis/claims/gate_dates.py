@@ -17,6 +17,8 @@ from analysis.claims.facts import OrderFacts
 from analysis.claims.reading import Reading
 from analysis.claims.text import DateMention, date_mentions, resolve_past, resolve_relative
 
+_RANGE_START = re.compile(r"\b(?:between|from)\s+(?:on\s+)?(?:the\s+)?(?:[A-Z][a-z]+\s+)?(?:the\s+)?$", re.I)
+_RANGE_END = re.compile(r"\b(?:between|from)\b[^.;:]{1,30}\b(?:and|to|until|till)\s+(?:the\s+)?$", re.I)
 _FOR_ITEM = re.compile(r"\s+for\s+(?:the\s+|your\s+|both\s+)?", re.I)
 
 
@@ -32,6 +34,13 @@ def date_reason(reading: Reading, facts: OrderFacts, sku: str | None, start: int
         return "no date could be placed in the claim"
     mention = found[-1]
     label = reading.summary[mention.start:mention.end]
+    before = max(0, mention.start - 30)
+    if (_RANGE_END.search(reading.summary, before, mention.start) and mention.kind != "calendar") \
+            or (_RANGE_START.search(reading.summary, before, mention.start)
+                and re.match(r"[^.;:]{0,40}?\b(?:and|to|until|till)\s+(?:this|today|tonight|yesterday|last|now)\b",
+                             reading.summary[mention.end:])):
+        # "between Friday the 16th and this morning": one end of a range read as a date of its own
+        return f"'{label}' is one end of a range the checker could not read"
     owner = reading.bracket_owner(mention.start)
     if sku and owner is not None and sku not in owner:
         return f"'{label}' is said of {'/'.join(owner)}, not {sku}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from analysis.claims.cues import CONSEQUENCE, EACH, EXCEPT, PARTIAL, PRONOUN, REST, WHOLE
+from analysis.claims.cues import CONSEQUENCE, EACH, EXCEPT, EXCEPT_OPENS, PARTIAL, PRONOUN, REST, WHOLE
 from analysis.claims.facts import OrderFacts
 from analysis.claims.reading import Reading
 from analysis.claims.text import Span
@@ -60,7 +60,7 @@ def subject_reason(reading: Reading, facts: OrderFacts, sku: str, start: int, en
     scope = reading.scope(start, end)
     sentence = reading.spans[index]
     claim = reading.summary[scope[0].start:scope[-1].end]
-    if EXCEPT.search(claim):
+    if EXCEPT.search(claim) or EXCEPT_OPENS.match(claim):
         if _excepted(reading, sku, scope, start):
             return f"'{said}': {sku} is what the claim leaves out"
         if complement and sku not in reading.named(sentence.start, sentence.end):
@@ -87,10 +87,12 @@ def _excepted(reading: Reading, sku: str, scope: list[Span], start: int) -> bool
     """Whether the item is named before the claim only in the list an "except" leaves out ("everything but the
     kettle arrived")."""
     exception = EXCEPT.search(reading.summary, scope[0].start, start)
-    if exception is None:
+    opens = EXCEPT_OPENS.match(reading.summary[scope[0].start:start])  # "apart from the kettle, everything ..."
+    if exception is None and opens is None:
         return False
+    at = exception.start() if exception else scope[0].start
     said = [m for m in reading.mentions if sku in m.skus and scope[0].start <= m.start < start]
-    return bool(said) and all(m.start > exception.start() for m in said)
+    return bool(said) and all(m.start > at for m in said)
 
 
 def _after_pronoun(reading: Reading, sku: str, scope: list[Span], start: int) -> bool:

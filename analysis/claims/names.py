@@ -65,11 +65,10 @@ def _word_pattern(word: str, last: bool) -> str:
     return f"{core}s?"
 
 
-def _phrase(words: list[str], *, commas: bool = False) -> str:
-    """Words in a row; a comma between them only for a full name that has one ("Hub tent, 4-person"), so that a
-    list ("the hub tent, footprint") is not read as another item's name ("Tent footprint")."""
-    gap = r"[-\s,]+" if commas else r"[-\s]+"
-    return gap.join(_word_pattern(w, j == len(words) - 1) for j, w in enumerate(words))
+def _phrase(words: list[str]) -> str:
+    """Words in a row, with no comma between them: a list ("the hub tent, footprint") is not another item's name
+    ("Tent footprint")."""
+    return r"[-\s]+".join(_word_pattern(w, j == len(words) - 1) for j, w in enumerate(words))
 
 
 def _can_stand_alone(word: str, *, shortest: int = 3) -> bool:
@@ -86,10 +85,22 @@ def _head_words(name: str) -> list[str]:
     return _WORD.findall(_COMPLEMENT.split(head, maxsplit=1)[0])
 
 
+def _full_name(name: str) -> str:
+    """The full name as a pattern: a comma between two of its words only where the name has one ("Hub tent, 4-person"),
+    so that a list ("hammock, bug net") is not read as another item's full name ("Hammock bug net")."""
+    found = list(_WORD.finditer(name))
+    parts = []
+    for j, word in enumerate(found):
+        if j:
+            parts.append(r"[-\s,]+" if "," in name[found[j - 1].end():word.start()] else r"[-\s]+")
+        parts.append(_word_pattern(word.group(), j == len(found) - 1))
+    return "".join(parts)
+
+
 def _name_patterns(name: str) -> list[str]:
     """The full name, every run of two or more head-part words, and the head part's last word."""
     words, head = _WORD.findall(name), _head_words(name)
-    patterns = [_phrase(words, commas=True)] if words else []
+    patterns = [_full_name(name)] if words else []
     for i in range(len(head)):
         for j in range(i + 2, len(head) + 1):
             patterns.append(_phrase(head[i:j]))
@@ -191,6 +202,10 @@ def _resolve(text: str, start: int, end: int, skus: set[str],
     sku_after = _SKU_AFTER.match(text, end)
     if sku_after and sku_after[1] in skus:
         return start, (sku_after[1],), False  # "tenkeyless keyboard (KEYBOARD-TKL)"
+    bracket = re.match(r"\s*[(\[]([^()\[\]]{0,80})[)\]]", text[end:])
+    inside = [s for s in skus if bracket and re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", bracket[1])]
+    if len(inside) == 1:
+        return start, tuple(inside), False  # "Gyuto knives (the standard 210 mm, KNF-GYT210)"
     exact = [s for s in skus if names.get(s) and re.sub(r"\W+", " ", names[s] or "").strip().lower()
              == re.sub(r"\W+", " ", said).strip().lower()]
     # A qualifier that only one of them has, in the words just before the name ("the black keyboard", "your
@@ -219,7 +234,21 @@ def _resolve(text: str, start: int, end: int, skus: set[str],
             return start, tuple(plain), False
     if len(exact) == 1:
         return start, tuple(exact), False  # the exact full name wins over another item's head part
-    plural = said.endswith("s") and not any((names.get(s) or "").lower().endswith(said) for s in skus)
+    # "the rain barrel" beside "Rain barrel, 200 L" and "Rain barrel diverter kit": the item whose whole head part was
+    # said wins over the items whose names only begin or end with it, unless the next word is one of theirs ("rain
+    # barrel kit").
+    said_words = re.findall(r"[^\W_]+", said)
+    whole_head = [s for s in skus if [w.lower() for w in _head_words(names.get(s) or "")] == said_words]
+    following = re.match(r"[\s-]+([^\W_]+)", text[end:])
+    if len(whole_head) == 1 and not (following and any(following[1].lower() in words[s] for s in skus
+                                                       if s not in whole_head)):
+        return start, tuple(whole_head), False
+    # "the keyboards": every item whose head noun that is; a word several names share only as a modifier ("seeds" of
+    # "Seed compost" and "Tomato seed collection") stays unresolved, plural or not.
+    nouns = {_stand_in(_head_words(names.get(s) or "")).lower() for s in skus}
+    plural = said.endswith("s") and not any((names.get(s) or "").lower().endswith(said) for s in skus) \
+        and len(nouns) == 1 and bool(said_words) and re.fullmatch(_word_pattern(next(iter(nouns)), True),
+                                                                  said_words[-1]) is not None
     if plural or _ALL_OF.search(text, 0, start):
         return start, tuple(sorted(skus)), False  # "both keyboards", "the keyboards": every item so named
     return start, tuple(sorted(skus)), True
@@ -258,8 +287,8 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
     for span in sorted(one_word):
         # "the stockpot lid": a one-word name right before another item's one-word name modifies it.
         after = next((o for o in one_word if o in found and re.fullmatch(r"[ \t]+", text[span[1]:o[0]])), None)
-        if span in found and after is not None and not found[span] & found[after]:
-            del found[span]
+        if span in found and after is not None and (not found[span] & found[after] or found[after] <= found[span]):
+            del found[span]  # ... and "Gyuto knives": a shared word before a name of (no more than) its items too
     owners: dict[str, set[str]] = {}
     for sku, name in items:
         for word in re.findall(r"[^\W_]+", name or ""):
@@ -280,14 +309,14 @@ def item_mentions(text: str, items: list[tuple[str, str | None]],
 
 
 def _resolved_by_earlier(text: str, mentions: list[Mention]) -> list[Mention]:
-    """A shared name after one of its items was named alone means that item ("the long sleeping bag ... the bag"),
-    or, said as "the other ...", the one not named yet ("the black keyboard ... the other keyboard")."""
+    """A shared name said as "the other ..." after the rest of its items were named alone means the one not named yet
+    ("the black keyboard ... the other keyboard"). Since checker v9 a shared name is no longer given to the one of its
+    items named alone before it ("the diverter kit ... the rain barrel" is not the kit): a guess, not a reading."""
     out: list[Mention] = []
     for m in mentions:
-        if m.ambiguous:
+        if m.ambiguous and _OTHER_BEFORE.search(text, 0, m.start):
             earlier = {s for e in out if not e.ambiguous and len(e.skus) == 1 for s in e.skus if s in m.skus}
-            if _OTHER_BEFORE.search(text, 0, m.start):
-                earlier = set(m.skus) - earlier if len(earlier) == len(m.skus) - 1 else set()
+            earlier = set(m.skus) - earlier if len(earlier) == len(m.skus) - 1 else set()
             if len(earlier) == 1:
                 m = Mention(m.start, m.end, tuple(earlier), False)
         out.append(m)
@@ -305,9 +334,13 @@ _COUNT_WINDOW = 5  # words before a mention that can state how many of it: "two 
 
 # "lunch boxes (SKU): 2 of 3 delivered", "Junior sticks [HK-4410-JR]: 1 of 2 delivered": a count after the name.
 _AFTER_COUNT = re.compile(r"\s*(?:\([^()]{0,40}\)\s*|\[[^\[\]]{0,40}\]\s*)?(?::\s*|\(|(?<=\s))"
-                          r"(\d{1,3}|one|two|three|four|five|six) of "
-                          r"(?:the |your )?(?:\d{1,3}|one|two|three|four|five|six"
+                          r"(\d{1,3}|one|two|three|four|five|six)( of |\s*/\s*(?=\d))"
+                          r"(?:the |your )?(\d{1,3}|one|two|three|four|five|six"
                           r"|seven|eight|nine|ten|eleven|twelve)\b", _FLAGS)
+_MEASURE_BEFORE = re.compile(r"(?<=\s)(?!(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|some|all"
+                             r"|both|each|most|half|none|any|either|neither|first|last|rest|remainder|couple|pair|few"
+                             r"|many|several|none|out|because|instead|front|top|part|lots?)\s)[a-z]+s?\s+of\s+"
+                             r"(?:the\s+|your\s+)?(?:[a-z-]+\s+)?$", _FLAGS)
 _HALF = re.compile(r"\bhalf\s+(?:of\s+)?(?:the|your|my)?\s*$", _FLAGS)
 # "2/4 bowls": two of the four.
 _FRACTION = re.compile(r"(?<![/\d])\b(\d{1,3})\s*/\s*\d{1,3}\s+(?:[\w'’-]+\s+){0,2}$")
@@ -319,16 +352,20 @@ def stated_count(text: str, lo: int, mention: Mention, quantity: int) -> int | N
     "two of the four chairs", "the first 2 chairs", "half of your chairs", "your chairs (2 of 4)".
     """
     after = _AFTER_COUNT.match(text, mention.end)
-    if after:
+    # "whetstones: 2/3 delivered" is a count only when the 3 is the quantity ordered (else "2/3" may be a date)
+    if after and ("/" not in after[2] or _number(after[3]) == quantity):
         return _number(after[1])
     if quantity > 1 and _ONE_UNIT_BEFORE.search(text, max(lo, mention.start - 30), mention.start) \
             and not text[mention.start:mention.end].lower().endswith("s"):
         return 1  # "the first lamp" of two
     window_start = max(lo, mention.start - 60)
-    words = list(re.finditer(r"\S+", text[window_start:mention.start]))[-_COUNT_WINDOW:]
+    # "two of the three rolls of jute twine": a measure word and its "of" are not among the words counted back.
+    measure = _MEASURE_BEFORE.search(text, window_start, mention.start)
+    window_end = measure.start() if measure else mention.start
+    words = list(re.finditer(r"\S+", text[window_start:window_end]))[-_COUNT_WINDOW:]
     if not words:
         return None
-    window = text[window_start + words[0].start():mention.start]
+    window = text[window_start + words[0].start():window_end]
     if _HALF.search(window):
         return max(1, quantity // 2)
     if fraction := _FRACTION.search(window):

@@ -16,15 +16,19 @@ from analysis.claims.cues import (
     DELAY,
     DELIVERED,
     DELIVERED_BY_NOW,
+    DENIED_SUBJECT,
     EACH,
     EXCEPT,
+    EXCEPT_OPENS,
     FINITE_VERB,
     GAP_ADMITTED,
     LOST,
+    NOT_ALL,
     ONE_OF_THEM,
     ORDER_RECORD_SAYS,
     ORDINAL_PART,
     OUTSTANDING,
+    OUTSTANDING_SET,
     OWN_VERB,
     PARTIAL,
     PAYMENT_SUBJECT,
@@ -65,6 +69,10 @@ class Checker(DateChecks):
         self.date_context = "other"
         self.last_date: DateMention | None = None
         self.acknowledged: set[str | None] = set()
+        # States the summary gives an item, resolved and as its records have them: (state, SKU) -> the sentences saying
+        # so. A finding that the summary says the opposite of one elsewhere is a reading to doubt (_said_otherwise).
+        self.said_right: dict[tuple[str, str], set[int]] = {}
+        self.date_roles: dict[tuple[str, int, int], str] = {}
         self.mentions: list[Mention] = item_mentions(summary, [(i.sku, i.name) for i in facts.items if i.sku],
                                                      facts.carrier_text)
         self.carrier_cause = carrier_cause(facts.carriers)
@@ -237,6 +245,7 @@ class Checker(DateChecks):
             excepted: list[str] = []  # "everything except the jacket and the trousers has arrived"
             sentence_groups: list[tuple[str, ...]] = []
             pending_unsure = ""
+            pending_denied = False  # "None of the items - the kettle, ...": the list's claim is denied
             pending_counts: dict[str, int] = {}
             # "the laptop on Oct 9 and the monitor on Oct 12": the cue is shared; under a heading, the heading's.
             under = contexts.get(heading_context.get(number, -1), "none")
@@ -249,7 +258,11 @@ class Checker(DateChecks):
                 counts = {**pending_counts, **self._counts(span)}
                 group = "any" if ONE_OF_THEM.search(text) else ""
                 bare = not self._has_cue(span) and not self._has_verb(span)  # no claim and no verb of its own
-                if named and bare and EXCEPT.search(text):
+                if named and bare and excepted and not pending and re.match(r"\W*(?:and|or|nor)\b", text):
+                    excepted += [s for s in named if s not in excepted]  # "apart from the dish and the cups, ..."
+                    seen.update(named)
+                    continue
+                if named and bare and (EXCEPT.search(text) or EXCEPT_OPENS.match(text)):
                     excepted = pending + [s for s in named if s not in pending]  # the list the claim that follows
                     pending = []  # leaves out, however many clauses it runs over
                     seen.update(named)
@@ -269,7 +282,11 @@ class Checker(DateChecks):
                     sentence_groups.append(tuple(tail))
                     pending, pending_counts, pending_unsure = [], {}, ""
                     continue
+                if not named and not pending and bare and DENIED_SUBJECT.match(text) and index + 1 < len(spans):
+                    pending_denied = True  # "None of the items - the kettle, ...": the list after it is denied
+                    continue
                 if named and bare and not EXCEPT.search(text):
+                    pending_denied = pending_denied or (not pending and bool(DENIED_SUBJECT.match(text)))
                     pending += [s for s in named if s not in pending]  # "the laptop and ..." : subject of what follows
                     pending_counts = counts
                     pending_unsure = pending_unsure or self._unsure(span.start, span.end)
@@ -291,16 +308,28 @@ class Checker(DateChecks):
                     previous, previous_unsure = (tuple(named), False), self._unsure(span.start, span.end)
                     continue
                 unsure = pending_unsure if pending else ""
+                denied = pending_denied and bool(pending)
+                pending_denied = False
                 named = pending + [s for s in named if s not in pending]
                 pending, pending_counts, pending_unsure = [], {}, ""
                 own_unsure = self._unsure(span.start, span.end)
                 if excepted and re.match(r"\W*(?:and|or|nor)\b", text):
                     named, excepted = excepted + [s for s in named if s not in excepted], []
                     about = (tuple(s for s in self.all_skus if s not in named), False)
-                elif EXCEPT.search(text):
-                    about = (tuple(s for s in self.all_skus if s not in named), False)
+                elif exception := EXCEPT.search(text):
+                    # "everything else except the table": nor the items named before it
+                    left = named + list(seen) if re.search(r"\belse\b", exception.group(), re.I) else named
+                    about = (tuple(s for s in self.all_skus if s not in left), False)
                 elif named:
                     about = (tuple(named), False)
+                elif excepted and (EACH.search(text) or WHOLE.search(text)):
+                    # "Apart from the dish and the cups, everything's with you": every item the exception leaves
+                    about, excepted = (tuple(s for s in self.all_skus if s not in excepted), False), []
+                elif OUTSTANDING_SET.search(text):
+                    # "everything outstanding is on course": the items not delivered
+                    about = (tuple(i.sku for i in self.facts.items if not i.delivered), False)
+                elif NOT_ALL.search(text):
+                    about = (self.all_skus, True)  # "not everything has arrived (: ...)": the order, not each item
                 elif self.summary[span.end:span.end + 2].strip().startswith(":") \
                         and (later := self._named_after(spans, index, consequence=False)):
                     # "Delivered 9 June: the keyboard, the mice"; "the rest of what we could track has arrived: the
@@ -347,7 +376,8 @@ class Checker(DateChecks):
                 previous, previous_unsure = about, unsure
                 seen.update(named)
                 partial = about[1] and bool(PARTIAL.search(text))
-                last = Clause(span, sentence, *about, partial=partial, group=group, counts=counts, unsure=unsure)
+                last = Clause(span, sentence, *about, partial=partial, group=group, counts=counts, unsure=unsure,
+                              denied=denied)
                 self._check_clause(last)
             if pending and last and not last.whole:
                 # "... confirmed delivery of the kettle, mugs and grinder": a list that runs on past its claim.
@@ -358,6 +388,8 @@ class Checker(DateChecks):
                 sentence_groups.append(tuple(pending))
             groups = list(dict.fromkeys(sentence_groups))
         self._check_absences()
+        if self.gates.consistency:
+            self._said_otherwise()
         self._dates_of_wrong_states()
         return sorted(self.findings, key=lambda f: (f.start, f.kind, f.sku or ""))
 
@@ -367,10 +399,35 @@ class Checker(DateChecks):
         could not be checked (one wrong claim, one finding)."""
         states = {(f.sku, f.sentence) for f in self.findings
                   if f.kind in ("unsupported_delivery", "contradicted_outstanding") and f.sku}
+        # ... or a state the consistency step could not check: the date of a state in doubt is in doubt too
+        for u in (u for u in self.unchecked if u.reason.startswith(_OTHERWISE)):
+            index = self.reading.sentence_at(u.start)  # a heading's state is said in the lines listed under it too
+            for i in (index, *self.reading.sections.get(index, ())):
+                span = self.reading.spans[i]
+                states.add((u.reason.split()[4], self.summary[span.start:span.end]))
         for f in [f for f in self.findings if f.kind == "unsupported_date" and (f.sku, f.sentence) in states]:
             self.findings.remove(f)
             self.unchecked.append(Unchecked(f.kind, f.sentence, f.claim, f"the date is given to a state the records "
                                             f"contradict for {f.sku}: that state is the finding", f.start, f.end))
+
+    def _said_otherwise(self) -> None:
+        """A state finding about an item the summary, in another sentence, gives the state its records show ("the
+        bench was delivered yesterday ... not everything has arrived"): a summary rarely says both, so one of the two
+        readings is likely a claim given to the wrong item, and which one is not sure: could not check."""
+        opposite = {"unsupported_delivery": "outstanding", "contradicted_outstanding": "delivered"}
+        for f in [f for f in self.findings if f.sku and (f.kind in opposite or (
+                f.kind == "unsupported_date" and (f.sku, f.start, f.end) in self.date_roles))]:
+            # a wrong day: another sentence gives the item a right day in the same role ("delivered", "estimate")
+            state = opposite.get(f.kind) or "date:" + self.date_roles[(f.sku or "", f.start, f.end)]
+            elsewhere = self.said_right.get((state, f.sku or ""), set()) - {self.summary.find(f.sentence)}
+            scope = self.reading.scope(f.start, f.end)
+            said_of_all = EACH.search(self.summary, scope[0].start, scope[-1].end) or \
+                WHOLE.search(self.summary, scope[0].start, scope[-1].end)  # "everything is on its way": it is meant
+            if f.sentence and elsewhere and not said_of_all:
+                self.findings.remove(f)
+                self.unchecked.append(Unchecked(f.kind, f.sentence, f.claim, f"{_OTHERWISE} {f.sku} what its records "
+                                                f"show ({state}): which reading is right is not sure",
+                                                f.start, f.end))
 
     # --- the checks --------------------------------------------------------------------------------
 
@@ -385,8 +442,14 @@ class Checker(DateChecks):
         dated = self._check_dates(clause, items, whole)
         future = bool(dated["estimate"])
 
+        def right(state: str, fitting: list[ItemFacts]) -> None:
+            if not clause.unsure and not clause.whole:
+                for item in fitting:
+                    self.said_right.setdefault((state, item.sku), set()).add(clause.sentence.start)
+
         def outstanding(span: tuple[int, int]) -> None:
             failing = [i for i in items if i.delivered]
+            right("outstanding", [i for i in items if i.delivered_quantity == 0])
             self._judge("contradicted_outstanding", clause, span,
                         failing if not whole or len(failing) == len(items) else [], order_level=whole)
 
@@ -396,7 +459,7 @@ class Checker(DateChecks):
                         failing if not whole or len(failing) == len(items) else [], order_level=whole)
 
         for m in DELIVERED.finditer(text):
-            how, span = stance(text, m.start()), self._claim_span(clause, m)
+            how, span = self._stance(clause, text, m.start()), self._claim_span(clause, m)
             if how in ("negated", "future", "certain_future"):
                 outstanding(span)
                 future |= how != "negated"
@@ -414,17 +477,18 @@ class Checker(DateChecks):
                            and not (clause.counts.get(i.sku) and i.delivered_quantity >= clause.counts[i.sku])]
                 if clause.partial and len(failing) < len(items):
                     failing = []
+                right("delivered", [i for i in items if i.delivered])
                 self._judge("unsupported_delivery", clause, span, failing)
         for m in DELIVERED_BY_NOW.finditer(text):
             inferred = re.search(r"\b(?:by now|already|now)\s*$", m.group()) or CONSEQUENCE.search(text)
-            if inferred and stance(text, m.start()) in ("plain", "reported"):
+            if inferred and self._stance(clause, text, m.start()) in ("plain", "reported"):
                 self._judge("unsupported_delivery", clause, self._claim_span(clause, m),
                             [i for i in items if not i.delivered])
         for m in ARRIVAL.finditer(text):
             if any(b.start() <= m.start() < b.end() for b in DELIVERED_BY_NOW.finditer(text)) and (
                     CONSEQUENCE.search(text) or re.search(r"\b(?:by now|already|now)\b", text[m.end():])):
                 continue  # "should be with you by now" is a delivery, above
-            how = stance(text, m.start())
+            how = self._stance(clause, text, m.start())
             if how == "negated" and UNTIL.match(text, m.end()):
                 outstanding(self._claim_span(clause, m))
             elif how in ("future", "certain_future") or m.group().lower() in ("arriving", "arrives"):
@@ -432,7 +496,7 @@ class Checker(DateChecks):
                 future = True
                 self._vague_certainty(clause, items, text, m, how, dated["flagged"])
         for m in SHIPPED.finditer(text):
-            how, span = stance(text, m.start()), self._claim_span(clause, m)
+            how, span = self._stance(clause, text, m.start()), self._claim_span(clause, m)
             if how in ("negated", "future", "certain_future"):
                 outstanding(span)
             elif how == "plain" and not text[:m.start()].lower().endswith("be "):
@@ -440,7 +504,7 @@ class Checker(DateChecks):
         for m in TRANSIT.finditer(text):
             if CIRCUMSTANCE.search(text, 0, m.start()):
                 continue  # "damaged in transit": where something happened, not where the item is
-            if stance(text, m.start()) == "plain":
+            if self._stance(clause, text, m.start()) == "plain":
                 span = self._claim_span(clause, m)
                 outstanding(span)
                 moving(span)
@@ -448,16 +512,16 @@ class Checker(DateChecks):
         for m in OUTSTANDING.finditer(text):
             if "pending" in m.group().lower() and PAYMENT_SUBJECT.search(text, 0, m.start()):
                 continue  # "your payment is still pending" is about the payment
-            if stance(text, m.start()) in ("plain", "reported"):
+            if self._stance(clause, text, m.start()) in ("plain", "reported"):
                 span = self._claim_span(clause, m)
                 outstanding(span)
                 if STOCK.search(m.group()):
                     self._stock_cause(clause, items, span, whole)
         for m in STOCK_CAUSE.finditer(text):
-            if stance(text, m.start()) in ("plain", "reported"):
+            if self._stance(clause, text, m.start()) in ("plain", "reported"):
                 self._stock_cause(clause, items, self._claim_span(clause, m), whole)
         for m in self.carrier_cause.finditer(text):
-            if stance(text, m.start()) in ("plain", "reported"):
+            if self._stance(clause, text, m.start()) in ("plain", "reported"):
                 # The carrier named as the cause of a delay it does not report (a delay with no cause at all is
                 # unsupported_delay's).
                 failing = [i for i in items if not i.delivered and i.delayed and not i.carrier_delayed]
@@ -471,20 +535,30 @@ class Checker(DateChecks):
         for m in DELAY.finditer(text):
             if RECORD_LAGS.search(text, 0, m.start()) and not self.named_in(clause):
                 continue  # "the order page is running behind the carrier": a record lagging, not a parcel
-            if stance(text, m.start()) == "plain":
+            if self._stance(clause, text, m.start()) == "plain":
                 failing = [i for i in items if not i.delayed]
                 self._judge("unsupported_delay", clause, self._claim_span(clause, m),
                             failing if not whole or len(failing) == len(items) else [], payment=True,
                             order_level=whole)
         for m in LOST.finditer(text):
-            if stance(text, m.start()) == "plain":
+            if self._stance(clause, text, m.start()) == "plain":
                 self._judge("unwarranted_certainty", clause, self._claim_span(clause, m),
                             [i for i in items if not i.lost], order_level=whole)
         for m in CERTAINTY.finditer(text):
-            if stance(text, m.start()) in ("plain", "certain_future", "future") \
-                    and (future or any(i.missing for i in items)):
+            how = self._stance(clause, text, m.start())
+            # "will definitely be released soon": a certainty about the item's future, whatever the verb; not "we
+            # will definitely let you know", which is a promise of ours
+            said_of_future = how in ("certain_future", "future") and not _OURS.search(text, 0, m.start())
+            if how in ("plain", "certain_future", "future") \
+                    and (future or said_of_future or any(i.missing for i in items)):
                 self._judge("unwarranted_certainty", clause, self._claim_span(clause, m),
                             [i for i in items if not i.delivered or i.missing], order_level=whole)
+
+    @staticmethod
+    def _stance(clause: Clause, text: str, at: int) -> str:
+        """How the clause holds the claim at `at`; a claim whose subject list opens with "none of" is denied."""
+        how = stance(text, at)
+        return "negated" if clause.denied and how in ("plain", "reported") else how
 
     def _stock_cause(self, clause: Clause, items: list[ItemFacts], span: tuple[int, int], whole: bool) -> None:
         """A stock claim needs a warehouse record that says so: none read is certainty, another status a wrong cause."""
@@ -548,6 +622,11 @@ def _ordinal_part(group: tuple[str, ...], part: re.Match[str]) -> tuple[str, ...
     count = {"one": 1, "two": 2, "three": 3, "four": 4}[part[2].lower()]
     return group[:count] if part[1].lower() == "first" else group[-count:]
 
+
+_OTHERWISE = "another sentence says of"  # the start of the consistency step's reason; its 5th word is the SKU
+
+# A promise of ours ("we will definitely", "I'll certainly"), not a claim about the parcel.
+_OURS = re.compile(r"\b(?:we|i)(?:\s+(?:will|shall|are going to|am going to)|['’]ll)\s+(?:\w+\s+)?$", re.I)
 
 _SIZES = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 

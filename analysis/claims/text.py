@@ -101,13 +101,17 @@ _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?", _FLAGS)
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+(\d{{4}})\b)?", _FLAGS)
+# not "the 3rd fire steel", "the 2nd parcel": an ordinal before a noun counts things
+_NO_NOUN_AFTER = (r"(?!\s+(?!(?:of|and|or|to|for|at|by|but|so|with|when|as|in|on|from|until|till|through"
+                  r"|which|while|if|because|after|before|instead|rather|than|too|also|is|are|was|were|will"
+                  r"|should|would|it|they|we|i|you|this|that|the|a|an|your|our|via|per|—)\b)[a-z])")
 _ORDINAL_DAY = re.compile(r"\b(?:the|on|by|until|till|from|before|after|since|mon|tue|tues|wed|thu|thur|thurs|fri|sat"
                           r"|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?,?\s+"
-                          r"(\d{1,2})(?:st|nd|rd|th)\b"
-                          # not "the 3rd fire steel", "the 2nd parcel": an ordinal before a noun counts things
-                          r"(?!\s+(?!(?:of|and|or|to|for|at|by|but|so|with|when|as|in|on|from|until|till|through"
-                          r"|which|while|if|because|after|before|instead|rather|than|too|also|is|are|was|were|will"
-                          r"|should|would|it|they|we|i|you|this|that|the|a|an|your|our|via|per|—)\b)[a-z])", _FLAGS)
+                          r"(\d{1,2})(?:st|nd|rd|th)\b" + _NO_NOUN_AFTER, _FLAGS)
+# "on the 12th and 13th": either day (not "between the 8th and the 13th", a range read as such elsewhere).
+_ORDINAL_LIST = re.compile(r"(?<!between )(?<!from )\bthe\s+(\d{1,2})(?:st|nd|rd|th)"
+                           r"((?:,\s*(?:the\s+)?\d{1,2}(?:st|nd|rd|th))*)\s+(?:and|&|or)\s+"
+                           r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b" + _NO_NOUN_AFTER, _FLAGS)
 # Ranges: "20-22 September", "between 20 and 22 Sep", "Sep 20 to 22"; one mention that any day in it matches.
 _RANGE_LINK = r"\s*(?:-|–|—|to|or|through|till|until)\s*"
 _DAY_RANGE = re.compile(rf"\b(?:(between)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?(1)\s+and\s+|{_RANGE_LINK})"
@@ -282,6 +286,10 @@ def date_mentions(text: str, start: int, end: int) -> list[DateMention]:
         add(DateMention(m.start(), m.end(), "calendar", ((_year(m[3]), _MONTHS[m[1][:3].lower()], int(m[2])),)))
     for m in _DAY_MONTH.finditer(text, start, end):
         add(DateMention(m.start(), m.end(), "calendar", ((_year(m[3]), _MONTHS[m[2][:3].lower()], int(m[1])),)))
+    for m in _ORDINAL_LIST.finditer(text, start, end):  # "on the 12th and 13th": either day, of the records' month
+        days = [int(m[1]), *(int(x) for x in re.findall(r"\d+", m[2])), int(m[3])]
+        if all(1 <= x <= 31 for x in days):
+            add(DateMention(m.start(1), m.end(), "calendar", tuple((None, None, x) for x in days)))
     for m in _ORDINAL_DAY.finditer(text, start, end):
         if 1 <= int(m[1]) <= 31:  # "the 19th": a day of whichever month the records give
             add(DateMention(m.start(1), m.end(), "calendar", ((None, None, int(m[1])),)))
@@ -380,7 +388,7 @@ _NO_SIGN = re.compile(
 _CLAUSE_NEGATION = re.compile(r"^\W*(?:(?:and|but|so|or|yet)\s+)?(?:neither|none|nothing|no\s+items?)\b", _FLAGS)
 _COUNTERFACTUAL = re.compile(
     rf"\b(?:(?:should|would|could|might|may|must)(?:n{_APOS}t| not)?\s+have|supposed to|meant to"
-    rf"|(?:was|were)\s+(?:due|expected|scheduled|set|meant)\s+to)\s+{_WORDS}{{0,2}}$", _FLAGS)
+    rf"|(?:was|were)\s+(?:due|expected|scheduled|set|meant)\s+to)\s+{_WORDS}{{0,3}}$", _FLAGS)
 _FUTURE = re.compile(
     rf"(?:\bwill|{_APOS}ll|\bshould|\bshall|\bgoing to|\bexpected to|\bscheduled to|\bdue to|\bset to|\blikely to"
     rf"|\bon track to)\s+{_WORDS}{{0,2}}$", _FLAGS)

@@ -185,6 +185,8 @@ def corpora() -> list[Corpus]:
     third = {c["caseId"]: c["orderId"] for c in third_cases()}
     fourth = {c["caseId"]: c["orderId"] for c in fourth_cases()}
     sixth = {c["caseId"]: c["orderId"] for c in sixth_cases() if "asks" not in c}
+    fifth = {c["caseId"]: c["orderId"] for c in fifth_cases() if "asks" not in c}
+    seventh = {c["caseId"]: c["orderId"] for c in seventh_cases() if "asks" not in c}
     return [Corpus("claims_corpus.json", default_records(), default),
             Corpus("claims_heldout.json", default_records(), default),
             Corpus("claims_second.json", second_records(), second),
@@ -193,7 +195,15 @@ def corpora() -> list[Corpus]:
             Corpus("claims_third_heldout.json", third_records(), third),
             Corpus("claims_fourth.json", fourth_records(), fourth),
             Corpus("claims_fourth_heldout.json", fourth_records(), fourth),
-            Corpus("claims_sixth.json", sixth_records(), sixth)]
+            Corpus("claims_sixth.json", sixth_records(), sixth),
+            # the garden shop's part of the seventh corpus, dev data since checker v8's run on the whole corpus
+            Corpus(SEVENTH_CORPUS, seventh_records(), seventh),
+            # the varied-wording corpora (one per dataset), dev data since checker v8's first run on them and checker
+            # v9's, as they came (docs/claims.md)
+            *(Corpus(f"claims_wording_{name}.json", records, cases) for name, records, cases in (
+                ("second", second_records(), second), ("third", third_records(), third),
+                ("fourth", fourth_records(), fourth), ("fifth", fifth_records(), fifth),
+                ("sixth", sixth_records(), sixth), ("seventh", seventh_records(), seventh)))]
 
 
 # The seventh corpus in two files since checker v8's blind run on the whole of it: the summaries about the seventh
