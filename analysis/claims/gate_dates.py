@@ -48,7 +48,8 @@ def date_reason(reading: Reading, facts: OrderFacts, sku: str | None, start: int
         earlier = [d for d in date_mentions(reading.summary, 0, mention.start) if d.kind == "calendar"]
         mention = (mention.shifted(earlier[-1]) if earlier else None) or mention
     spans, first = reading.clause_at(start)
-    days = _days(mention, facts, label, reading.summary[min(spans[first].start, start):mention.end])
+    days = _days(mention, facts, label, _tense_context(reading, min(spans[first].start, start), mention.start,
+                                                       mention.end))
     if not days:
         timed = [i for i in facts.items if (sku is None or i.sku == sku)
                  and (i.estimates or i.delivered_days or i.restock_days)]
@@ -66,6 +67,18 @@ def date_reason(reading: Reading, facts: OrderFacts, sku: str | None, start: int
         return ""
     return f"'{label}' is {'near ' if slack else ''}{near[0]}, a day the records give, and the sentence does not " \
            "say plainly whose date it is"
+
+
+def _tense_context(reading: Reading, lo: int, at: int, end: int) -> str:
+    """The words that say whether a relative day is past or ahead: its clause, or, when that has no verb of either
+    ("..., and the footstool on Tuesday too"), the last such verb before it in its sentence, which the clause elides."""
+    clause = reading.summary[lo:end]
+    if DELIVERED.search(clause) or FUTURE_MARKER.search(clause):
+        return clause
+    sentence = reading.spans[reading.sentence_at(at)]
+    before = reading.summary[sentence.start:at]
+    cues = [m for cue in (DELIVERED, FUTURE_MARKER) for m in cue.finditer(before)]
+    return max(cues, key=lambda m: m.start()).group() if cues else clause
 
 
 def _days(mention: DateMention, facts: OrderFacts, label: str, clause: str) -> list[date]:
@@ -110,6 +123,12 @@ def _plainly_whose(reading: Reading, mention: DateMention, sku: str | None, star
     (or sentence) hold that one date."""
     if attribution == "none":
         return False
+    group = reading.bracket_group(mention.start)
+    if group is not None:
+        return sku in group  # "the trowel, the gloves and the reel cart (all on Tuesday 15 April)"
+    ranged = _RANGE_START.search(reading.summary, max(0, mention.start - 30), mention.start)
+    if attribution == "scope" and not ranged and (own := reading.own_subject(mention.start, mention.end)) is not None:
+        return sku in own  # "The gloves were delivered on Monday 14 April, the first hose ... on Tuesday 15 April"
     named = _FOR_ITEM.match(reading.summary, mention.end)
     owner = next((m for m in reading.mentions if named and m.start == named.end() and not m.ambiguous), None)
     if owner is not None:
