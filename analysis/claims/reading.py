@@ -159,7 +159,6 @@ class Reading:
 
 
 # Between two names of one list: "the gloves, cups, knife and two fire steels", "the towels and skillet".
-_LIST_GLUE = re.compile(r"[\s,*]*(?:(?:and|&|\+|plus)\s+)?(?:(?:the|your|both|all|[0-9]+|one|two|three|four|five|six"
-                        r"|seven|eight|nine|ten)\s+(?:(?:of\s+)?(?:the|your)\s+(?:[0-9]+|two|three|four|five|six|seven"
-                        r"|eight|nine|ten)?\s*)?)?", re.I)
+_LIST_GLUE = re.compile(r"[\s,*]*(?:(?:and|&|\+|plus)\s+)?(?:(?:the|your|both|all|of|[0-9]+|one|two|three|four|five"
+                        r"|six|seven|eight|nine|ten)\s+)*", re.I)
 _GROUP_IN_BRACKETS = re.compile(r"\(\s*(?:both|all|each|every)\b", re.I)

@@ -818,3 +818,15 @@ def test_a_date_that_is_one_end_of_a_range_is_not_given_to_its_clause():
         == set()
     assert found("ORD-3310459", "The axe, the saw and the bench reached you on the 8th.") == {
         ("unsupported_date", "BENCH-FOLD")}
+
+
+def test_a_date_in_brackets_takes_the_verb_of_its_list_when_that_comes_after():
+    # ORD-3310459 (fourth): the axe came on 8 September, the gloves on the 9th, the bench on the 13th. The shape came
+    # from the fifth's wording corpus ("the towels and skillet (both 7 Mar) have been delivered").
+    assert found("ORD-3310459", "The axe (8 Sep), the gloves and the bench (both 9 Sep) have been delivered.") == {
+        ("unsupported_date", "BENCH-FOLD")}
+    assert found("ORD-3310459", "The axe (8 Sep) and the bench (13 Sep) have been delivered.") == set()
+    # a verb that does not say they came plainly, or another verb between, presents no delivery day
+    assert found("ORD-3310459", "The axe (8 Sep) and the bench (9 Sep) may have been delivered.") == set()
+    assert found("ORD-3310459", "The axe (8 Sep) and the bench (9 Sep) were sent out; both have been delivered "
+                                "since.") == set()
