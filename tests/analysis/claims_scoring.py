@@ -24,6 +24,8 @@ SIXTH_DATASET = DATA / "sixth_dataset"  # 3-9 line orders, a -03:30 clock; writt
 # an electronics repair parts shop on a -09:30 clock, 4-10 line orders; their case IDs are prefixed so they never clash.
 SEVENTH_DATASET = DATA / "seventh_dataset"
 EIGHTH_DATASET = DATA / "eighth_dataset"
+# A pet-supplies shop on a +08:45 clock, 4-10 line orders; its corpus (claims_ninth.json) was written blind (issue 24).
+NINTH_DATASET = DATA / "ninth_dataset"
 CLAIMS_DOC = ROOT / "docs" / "claims.md"
 # The halves written blind and split off before the checker read them: whoever improves the checker must not
 # see which of their summaries it gets wrong, so scoring them yields aggregate figures only (no misses, and no
@@ -34,7 +36,8 @@ CLAIMS_DOC = ROOT / "docs" / "claims.md"
 # seventh and eighth datasets) was written blind for issue 24 and committed before anything scored it; scored whole
 # once by v7 and once by v8, it was then split by dataset: the seventh's summaries are dev data for checker v9, the
 # eighth's (claims_seventh_heldout.json) are held out.
-BLIND = frozenset({"claims_fifth_heldout.json", "claims_sixth_heldout.json", "claims_seventh_heldout.json"})
+BLIND = frozenset({"claims_fifth_heldout.json", "claims_sixth_heldout.json", "claims_seventh_heldout.json",
+                   "claims_ninth.json"})
 
 
 def load_corpus(name: str) -> list[dict[str, Any]]:
@@ -110,6 +113,16 @@ def eighth_records() -> dict[str, Any]:
 def eighth_cases() -> list[dict[str, Any]]:
     """A fresh copy of the eighth dataset's cases.json."""
     return json.loads((EIGHTH_DATASET / "cases.json").read_text())
+
+
+def ninth_records() -> dict[str, Any]:
+    """A fresh copy of the ninth dataset's records.json (pet supplies, +08:45)."""
+    return json.loads((NINTH_DATASET / "records.json").read_text())
+
+
+def ninth_cases() -> list[dict[str, Any]]:
+    """A fresh copy of the ninth dataset's cases.json."""
+    return json.loads((NINTH_DATASET / "cases.json").read_text())
 
 
 def _lookups(records: dict[str, Any] | None) -> Lookups:
