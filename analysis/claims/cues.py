@@ -76,7 +76,7 @@ ACKNOWLEDGE = re.compile(
     rf"\b(?:can(?:not|{_APOS}t| not)|(?:could(?:n{_APOS}t| not)|(?:was|were|am|are)?\s*unable to|not able to))\s+"
     r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give|pull|bring"
     r"|look|reach|open|view|double-check)\b"
-    rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
+    rf"|\bunavailable\b|\bnot available\b|\b(?:isn|aren|wasn|weren){_APOS}t available\b"
     rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed|tracked|traced"
     r"|checked|loaded|seen|verified)\b"
     # "neither the cooker nor the bowls can be tracked"

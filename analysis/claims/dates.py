@@ -311,7 +311,8 @@ class DateChecks:
         elif context == "other":
             ok = [any(d.matches(k) for k in self.facts.known_days)] * len(items)
         else:
-            by = bool(BY_DATE.search(self.summary, 0, d.start)) if context == "estimate" else False
+            # "due by the 14th", "had all arrived by the 10th": any day up to it
+            by = bool(BY_DATE.search(self.summary, 0, d.start)) if context in ("estimate", "delivered") else False
             pools = {"restock": lambda i: i.restock_days, "delivered": lambda i: i.delivered_days,
                      "estimate": lambda i: i.estimates}
             ok = []

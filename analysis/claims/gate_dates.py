@@ -19,6 +19,9 @@ from analysis.claims.text import DateMention, date_mentions, resolve_past, resol
 
 _RANGE_START = re.compile(r"\b(?:between|from)\s+(?:on\s+)?(?:the\s+)?(?:[A-Z][a-z]+\s+)?(?:the\s+)?$", re.I)
 _RANGE_END = re.compile(r"\b(?:between|from)\b[^.;:]{1,30}\b(?:and|to|until|till)\s+(?:the\s+)?$", re.I)
+# "..., the last one this morning": one item of the list before, which the rules do not resolve ("the last two" they
+# read as the list's last two items: rules._ordinal_part).
+_PART_OF_LIST = re.compile(r"\bthe\s+(?:(?:last|final|first)\s+(?:one|of them)|latter|former)\s+(?:\w+\s+){0,2}$", re.I)
 _FOR_ITEM = re.compile(r"\s+for\s+(?:the\s+|your\s+|both\s+)?", re.I)
 
 
@@ -41,6 +44,13 @@ def date_reason(reading: Reading, facts: OrderFacts, sku: str | None, start: int
                              reading.summary[mention.end:])):
         # "between Friday the 16th and this morning": one end of a range read as a date of its own
         return f"'{label}' is one end of a range the checker could not read"
+    if _PART_OF_LIST.search(reading.summary, max(0, mention.start - 30), mention.start):
+        # "..., the last one this morning": part of the list, which part is not named
+        return f"'{label}' is said of part of the items named before it"
+    inner = reading.bracket_subject(mention.start)
+    if sku and inner is not None:
+        # "(one junior stick still due Friday)": the parenthesis names its own subject
+        return "" if sku in inner else f"'{label}' is said of {'/'.join(inner)}, not {sku}"
     owner = reading.bracket_owner(mention.start)
     if sku and owner is not None and sku not in owner:
         return f"'{label}' is said of {'/'.join(owner)}, not {sku}"

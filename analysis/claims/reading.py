@@ -116,6 +116,17 @@ class Reading:
         return list(before[-1].skus) if before and not before[-1].ambiguous else None
 
 
+    def bracket_subject(self, at: int) -> list[str] | None:
+        """The items a parenthesis holding offset `at` names before `at` ("(one junior stick still due Friday)"): its
+        own subject; None when it names none (or only an unresolved shared name)."""
+        opening = self.summary.rfind("(", max(0, at - 120), at)
+        if opening < 0 or ")" in self.summary[opening:at]:
+            return None
+        inside = [m for m in self.mentions if opening < m.start and m.end <= at]
+        if not inside or any(m.ambiguous for m in inside):
+            return None
+        return [s for m in inside for s in m.skus]
+
     def bracket_group(self, at: int) -> list[str] | None:
         """The items of the list just before a parenthesis holding offset `at` that speaks of the group ("the trowel,
         the gloves and the reel cart (all on Tuesday)", "the towels and skillet (both 7 Mar)"); None otherwise."""

@@ -386,6 +386,11 @@ _NO_SIGN = re.compile(
     rf"(?:n{_APOS}t|\bnot|\bno|\bnothing|\bnever|\bwithout)\s+{_WORDS}{{0,3}}?(?:see|seeing|find|sign|signs|indication"
     rf"|indications|evidence|suggest\w*|mention|reason to (?:think|believe|expect))\s+{_WORDS}{{0,6}}$", _FLAGS)
 _CLAUSE_NEGATION = re.compile(r"^\W*(?:(?:and|but|so|or|yet)\s+)?(?:neither|none|nothing|no\s+items?)\b", _FLAGS)
+# "nothing in your order is delayed", "none of the parcels has been lost": a subject that denies the claim, however far
+# the clause began before it.
+_NEGATED_SUBJECT = re.compile(r"\b(?:nothing|none|no\s+(?:item|parcel|package|part)s?)\s+(?:(?:in|on|of|from)\s+"
+                              r"(?:your|the|this|these|those|our)\s+(?:[\w-]+\s+){0,2})?(?:is|are|was|were|has|have|had)"
+                              r"(?:\s+been)?\s+(?:\w+ly\s+)?$", _FLAGS)
 _COUNTERFACTUAL = re.compile(
     rf"\b(?:(?:should|would|could|might|may|must)(?:n{_APOS}t| not)?\s+have|supposed to|meant to"
     rf"|(?:was|were)\s+(?:due|expected|scheduled|set|meant)\s+to)\s+{_WORDS}{{0,3}}$", _FLAGS)
@@ -416,7 +421,7 @@ def stance(clause_text: str, at: int) -> str:
     if _COUNTERFACTUAL.search(before):
         return "counterfactual"
     negation = _NEGATION.search(before) or _NO_SIGN.search(before)
-    if _unless_presupposed(negation, before) or _CLAUSE_NEGATION.search(before):
+    if _unless_presupposed(negation, before) or _CLAUSE_NEGATION.search(before) or _NEGATED_SUBJECT.search(before):
         return "negated"
     if _CERTAIN_FUTURE.search(before):
         return "certain_future"

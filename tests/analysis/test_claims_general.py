@@ -830,3 +830,49 @@ def test_a_date_in_brackets_takes_the_verb_of_its_list_when_that_comes_after():
     assert found("ORD-3310459", "The axe (8 Sep) and the bench (9 Sep) may have been delivered.") == set()
     assert found("ORD-3310459", "The axe (8 Sep) and the bench (9 Sep) were sent out; both have been delivered "
                                 "since.") == set()
+
+
+# --- checker v10: the agent-voice corpora's shapes (fourth and sixth files), tested over other datasets ------------
+
+
+def test_a_subject_that_denies_the_claim_negates_it_however_far_the_clause_began():
+    # ORD-3310459 (fourth): everything was delivered, nothing delayed. The shape came from the sixth's agent voices.
+    assert found("ORD-3310459", "Kindly note that nothing in your order is delayed. The axe and the saw have been "
+                                "delivered.") == set()
+    assert found("ORD-3310459", "Kindly note that the axe in your order is delayed. The saw has been delivered.") == {
+        ("unsupported_delay", "AXE-FLL-60")}
+
+
+def test_tracking_that_arent_available_acknowledges_each_item_named():
+    # ORD-517037 (fifth): the rice cooker's and the bowls' tracking are unavailable.
+    said = "The rice cooker's tracking and that of the bowls aren't available, but the measuring cups were delivered " \
+           "on 7 March."
+    assert not {k for k in fifth_all("ORD-517037", said) if k[0] == "unacknowledged_missing_evidence"}
+    assert {k for k in fifth_all("ORD-517037", "The rice cooker and the bowls are with the carrier, and the measuring "
+                                               "cups were delivered on 7 March.")
+            if k[0] == "unacknowledged_missing_evidence"} == {
+        ("unacknowledged_missing_evidence", "RCK-ELC55"), ("unacknowledged_missing_evidence", "BWL-CHW")}
+
+
+def test_a_date_said_of_the_last_one_of_a_list_is_not_given_to_the_whole_list():
+    # ORD-3310459 (fourth): the bench came on the 13th, not this morning; "the last one" is part of the list
+    said = "Everything has arrived: the axe, the saw and the bench, the last one this morning."
+    assert found("ORD-3310459", said) == set() and "unsupported_date" in unchecked("ORD-3310459", said)
+    assert ("unsupported_date", "BENCH-FOLD") in found(
+        "ORD-3310459", "Everything has arrived: the axe, the saw and the bench, the bench this morning.")
+
+
+def test_a_parenthesis_that_names_an_item_gives_its_date_to_that_item():
+    # ORD-3310460 (fourth): one battery pack came on Wednesday the 15th; the binoculars and the map case earlier
+    assert found("ORD-3310460", "The binoculars and map case have arrived (one battery pack too, on Wednesday).") \
+        == set()
+    assert found("ORD-3310460", "The binoculars and map case have arrived (one battery pack too, on Monday).") == {
+        ("unsupported_date", "BATT-AA-8")}
+
+
+def test_by_a_day_after_a_delivery_is_any_day_up_to_it():
+    # ORD-3310459 (fourth): the axe and saw came on the 8th, the gloves and cups on the 9th, the bench on the 13th
+    assert found("ORD-3310459", "All eight items have arrived. The axe, saw, gloves and cups had arrived by the 9th.") \
+        == set()
+    assert found("ORD-3310459", "All eight items have arrived. The axe, saw, gloves and bench had arrived by the "
+                                "9th.") == {("unsupported_date", "BENCH-FOLD")}
