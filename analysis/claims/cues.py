@@ -116,7 +116,9 @@ NOT_ALL = re.compile(r"\bnot\s+(?:quite\s+|yet\s+)?(?:everything|all|every item|
                      r"(?:delivered|arrived|here|with you|complete)\b", _I)
 EACH = re.compile(r"\b(?:both|(?<!at )all|everything|every item|each|neither|none|nothing|either)\b", _I)
 WHOLE = re.compile(r"\b(?:your|the|this|whole|entire)\s+(?:whole\s+|entire\s+)?"
-                   r"(?:order|package|parcel|shipment|items|purchase)\b", _I)
+                   r"(?:order|package|parcel|shipment|items|purchase)\b"
+                   # "to your parcel locker", "in your parcel box": a place, not the order
+                   r"(?!\s+(?:locker|box|shop|point|room|cabinet|drop|station|terminal|centre|center)\b)", _I)
 # "the last of them on 16 March": a date for one of the group, whichever it is.
 ONE_OF_THEM = re.compile(r"\b(?:the (?:last|first|latest|earliest|final)|some|one|most|either)(?: one)?\s+of\s+"
                          r"(?:them|these|those|the items|your items|the parcels)\b", _I)

@@ -53,7 +53,9 @@ def sentences(text: str) -> list[Span]:
         word = re.search(r"([\w.]+)\.*$", text[start:m.start() + 1].rstrip(".!?\"')]"))
         abbreviation = word.group(1).lower().rstrip(".") if m.group().startswith(".") and word else ""
         if abbreviation in _ABBREVIATIONS or (abbreviation in _DATE_ABBREVIATIONS
-                                              and re.match(r"[ \t]+[\da-z]", text[m.end():])):
+                                              and re.match(r"[ \t]+[\da-z]", text[m.end():])
+                                              # "eta 22 nov. shin guards: delivered": a new entry, in lower case
+                                              and not re.match(r"[ \t]+[a-z][^.:;\n\d]{0,40}:", text[m.end():])):
             continue
         span = _trimmed(text, start, m.start() if m.group().strip() in "·•|" else m.end())  # not the bullet
         if span:
@@ -104,7 +106,9 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\
 # not "the 3rd fire steel", "the 2nd parcel": an ordinal before a noun counts things
 _NO_NOUN_AFTER = (r"(?!\s+(?!(?:of|and|or|to|for|at|by|but|so|with|when|as|in|on|from|until|till|through"
                   r"|which|while|if|because|after|before|instead|rather|than|too|also|is|are|was|were|will"
-                  r"|should|would|it|they|we|i|you|this|that|the|a|an|your|our|via|per|—)\b)[a-z])")
+                  r"|should|would|it|they|we|i|you|this|that|the|a|an|your|our|via|per|—)\b)[a-z])"
+                  # "1 of 2 delivered Mon, 2nd in transit": the second unit, not the 2nd
+                  r"(?!\s+(?:in\s+transit|one|unit|parcel)\b)")
 _ORDINAL_DAY = re.compile(r"\b(?:the|on|by|until|till|from|before|after|since|mon|tue|tues|wed|thu|thur|thurs|fri|sat"
                           r"|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?,?\s+"
                           r"(\d{1,2})(?:st|nd|rd|th)\b" + _NO_NOUN_AFTER, _FLAGS)
@@ -379,7 +383,9 @@ _HYPOTHETICAL = re.compile(r"\b(?:if|once|when|whenever|until|unless|before|whet
 # "I don't know why they're delayed" still asserts the delay.
 _PRESUPPOSED = re.compile(r"\b(?:why|reason|cause)\b", _FLAGS)
 _NEGATION = re.compile(
-    rf"(?:\bnot|n{_APOS}t|\bnever|\bno longer|\byet to|\bwithout|\bnothing|\bneither|\bnor)\s+{_WORDS}{{0,3}}$"
+    # "has not only shipped, it's all been delivered": more than the claim, not its denial
+    rf"(?:\bnot|n{_APOS}t|\bnever|\bno longer|\byet to|\bwithout|\bnothing|\bneither|\bnor)"
+    rf"(?!\s+(?:only|just|merely)\b)\s+{_WORDS}{{0,3}}$"
     rf"|\bno\s+{_WORDS}{{0,2}}$", _FLAGS)
 # "I don't see any sign of a delay", "there's nothing to suggest the curtains are delayed".
 _NO_SIGN = re.compile(

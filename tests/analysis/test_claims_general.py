@@ -876,3 +876,43 @@ def test_by_a_day_after_a_delivery_is_any_day_up_to_it():
         == set()
     assert found("ORD-3310459", "All eight items have arrived. The axe, saw, gloves and bench had arrived by the "
                                 "9th.") == {("unsupported_date", "BENCH-FOLD")}
+
+
+# --- checker v10: the LLM-style corpora's shapes (sixth and third files), tested over other datasets ---------------
+
+
+def test_what_we_will_do_once_the_customer_acts_is_an_offer():
+    # ORD-3310459 (fourth): everything was delivered, so "we'll ship" said as a fact contradicts it
+    assert found("ORD-3310459", "Please confirm your address and we'll ship everything right away.") == set()
+    assert ("contradicted_outstanding", "AXE-FLL-60") in found("ORD-3310459", "We'll ship everything right away.")
+
+
+def test_not_only_shipped_is_no_denial():
+    assert found("ORD-3310459", "ORD-3310459 has not only shipped, it has all been delivered.") == set()
+    assert found("ORD-3310459", "ORD-3310459 has not shipped.") == {("contradicted_outstanding", None)}
+
+
+def test_an_ordinal_before_in_transit_counts_units_and_a_lower_case_label_starts_a_sentence():
+    text = "1 of 2 delivered Mon, 2nd in transit; tape delivered on Tue, 2nd."
+    assert [(text[d.start:d.end], d.start) for d in date_mentions(text, 0, len(text)) if d.kind == "calendar"] == [
+        ("2nd", text.rindex("2nd"))]
+    said = "noren: in transit, eta 10 mar. skillet / towels: delivered."
+    assert [said[s.start:s.end] for s in sentences(said)] == ["noren: in transit, eta 10 mar.",
+                                                            "skillet / towels: delivered."]
+    due = "due 10 mar. or later"
+    assert len(sentences(due)) == 1
+
+
+def test_a_line_after_a_line_that_only_lists_names_is_about_those_names():
+    # ORD-517042 (fifth): the skillet and the towels were delivered, the thermometer is out for delivery, the noren
+    # and the aprons are not delivered (v9 gave "Status: delivered" to the whole order)
+    listed = "**Cast-iron skillet** (SKL-CI26), **Waffle towels** (TWL-WFL)\nStatus: delivered to your parcel locker."
+    assert fifth("ORD-517042", listed + "\n\n**Thermometer** (THR-CKG)\nStatus: out for delivery.") == set()
+    assert fifth("ORD-517042", listed + "\n\nThe thermometer has been delivered.") == {
+        ("unsupported_delivery", "THR-CKG")}
+
+
+def test_a_table_rows_first_cell_names_what_its_other_cells_say():
+    table = "| Item | Status |\n|---|---|\n| Teapot (POT-KYS) | Delivered 6 March |\n| Thermometer (THR-CKG) | {} |\n"
+    assert fifth("ORD-517042", table.format("Out for delivery")) == set()
+    assert fifth("ORD-517042", table.format("Delivered 6 March")) == {("unsupported_delivery", "THR-CKG")}
