@@ -423,6 +423,11 @@ class Checker(DateChecks):
             # a wrong day: another sentence gives the item a right day in the same role ("delivered", "estimate")
             state = opposite.get(f.kind) or "date:" + self.date_roles[(f.sku or "", f.start, f.end)]
             elsewhere = self.said_right.get((state, f.sku or ""), set()) - {self.summary.find(f.sentence)}
+            # a heading over the item's own line ("**Not yet delivered**" over "- Thermometer: delivered 8 March") is
+            # said of the list; the line's own claim is the item's, and it is the one checked
+            index = self.reading.sentence_at(f.start)
+            elsewhere -= {self.reading.spans[h].start for h, members in self.reading.sections.items()
+                          if index in members}
             scope = self.reading.scope(f.start, f.end)
             said_of_all = EACH.search(self.summary, scope[0].start, scope[-1].end) or \
                 WHOLE.search(self.summary, scope[0].start, scope[-1].end)  # "everything is on its way": it is meant

@@ -916,3 +916,13 @@ def test_a_table_rows_first_cell_names_what_its_other_cells_say():
     table = "| Item | Status |\n|---|---|\n| Teapot (POT-KYS) | Delivered 6 March |\n| Thermometer (THR-CKG) | {} |\n"
     assert fifth("ORD-517042", table.format("Out for delivery")) == set()
     assert fifth("ORD-517042", table.format("Delivered 6 March")) == {("unsupported_delivery", "THR-CKG")}
+
+
+def test_a_heading_over_an_items_own_line_does_not_make_the_lines_claim_unsure():
+    # ORD-7290141 (sixth): the gloves are at the Canpar terminal, due 22 November. The shape came from the fifth's LLM
+    # file; the heading's "Not yet delivered" is said of the list, the line's "delivered" of the gloves.
+    table = ("**Delivered**\n- Senior stick (HK-4410): 19 November\n- Tape (TP-0301): 20 November\n\n"
+             "**Not yet delivered**\n- Gloves (GL-1214): {}")
+    assert found("ORD-7290141", table.format("at the Canpar terminal, due 22 November"), sixth_records()) == set()
+    assert found("ORD-7290141", table.format("delivered 20 November"), sixth_records()) == {
+        ("unsupported_delivery", "GL-1214")}
