@@ -62,7 +62,7 @@ from core.domain.evidence import Evidence
 #    "everything else except X", "everything outstanding", a question, "on the 12th and 13th", a range it cannot read;
 #    and a consistency step: a state or day finding about an item another sentence gives what its records show is
 #    could-not-check (docs/claims.md, "Checker v9")
-CHECKER_VERSION = 9
+CHECKER_VERSION = 10
 
 __all__ = ["CHECKER_VERSION", "KINDS", "MEANING", "SEVERITY", "ClaimCheck", "Finding", "Unchecked", "check_claims",
            "check_summary", "findings_to_json", "unchecked_to_json"]

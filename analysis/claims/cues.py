@@ -76,7 +76,7 @@ ACKNOWLEDGE = re.compile(
     rf"\b(?:can(?:not|{_APOS}t| not)|(?:could(?:n{_APOS}t| not)|(?:was|were|am|are)?\s*unable to|not able to))\s+"
     r"(?:\w+\s+)?(?:confirm|say|tell|see|find|locate|check|verify|track|retrieve|access|get|load|give|pull|bring"
     r"|look|reach|open|view|double-check)\b"
-    rf"|\bunavailable\b|\bnot available\b|\bisn{_APOS}t available\b"
+    rf"|\bunavailable\b|\bnot available\b|\b(?:isn|aren|wasn|weren){_APOS}t available\b"
     rf"|\b(?:could(?:n{_APOS}t| not)|can(?:not|{_APOS}t| not)) be (?:found|retrieved|located|confirmed|tracked|traced"
     r"|checked|loaded|seen|verified)\b"
     # "neither the cooker nor the bowls can be tracked"
@@ -116,7 +116,9 @@ NOT_ALL = re.compile(r"\bnot\s+(?:quite\s+|yet\s+)?(?:everything|all|every item|
                      r"(?:delivered|arrived|here|with you|complete)\b", _I)
 EACH = re.compile(r"\b(?:both|(?<!at )all|everything|every item|each|neither|none|nothing|either)\b", _I)
 WHOLE = re.compile(r"\b(?:your|the|this|whole|entire)\s+(?:whole\s+|entire\s+)?"
-                   r"(?:order|package|parcel|shipment|items|purchase)\b", _I)
+                   r"(?:order|package|parcel|shipment|items|purchase)\b"
+                   # "to your parcel locker", "in your parcel box": a place, not the order
+                   r"(?!\s+(?:locker|box|shop|point|room|cabinet|drop|station|terminal|centre|center)\b)", _I)
 # "the last of them on 16 March": a date for one of the group, whichever it is.
 ONE_OF_THEM = re.compile(r"\b(?:the (?:last|first|latest|earliest|final)|some|one|most|either)(?: one)?\s+of\s+"
                          r"(?:them|these|those|the items|your items|the parcels)\b", _I)

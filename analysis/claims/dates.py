@@ -42,6 +42,9 @@ _PROMISE_AFTER = re.compile(r"\s*(?:that |which )?(?:we |you were |it was |they 
 _COMPARED = re.compile(r"(?:\b(?:later|earlier|sooner) than|\b(?:a|one|two|three|four|five|\d+|a few|several|a couple"
                        r" of)\s+(?:more\s+)?(?:days?|weeks?)\s+(?:after|before|past|behind|ahead of)|\brather than"
                        r"|\binstead of|\bnot)\s+(?:on\s+)?(?:the |your |our )?$", re.I)
+# What may stand between a bracketed date and its list's verb once names, brackets and auxiliaries are taken out.
+_LIST_WORDS = re.compile(r"[\s,]*(?:(?:and|&|plus|the|your|both|all|of|[0-9]+|one|two|three|four|five|six)\b[\s,]*)*",
+                         re.I)
 _FOR_ITEM = re.compile(r"\s+for\s+(?:the\s+|your\s+|both\s+)?", re.I)
 
 
@@ -120,6 +123,8 @@ class DateChecks:
                 continue  # "by Thursday, the promised date": the day before it, named again
             how = stance(text, d.start - clause.span.start)
             context, cue = self._date_context(clause, lo, d.start)
+            if context == "none" and (later := self._verb_after_bracket(clause, d)):
+                context, cue = later  # "the towels and skillet (both 7 Mar) have been delivered"
             own = context != "none"  # a cue of its own, not one carried from an earlier date of the sentence
             past_day = False
             either: tuple[tuple[int, int, int], ...] = ()  # the past reading of a weekday whose tense is not said
@@ -221,6 +226,32 @@ class DateChecks:
                           self._date_evidence(label, d, context, None))
         return out
 
+    def _verb_after_bracket(self, clause: Clause, d: DateMention) -> tuple[str, int] | None:
+        """A date in brackets after item names, whose list's verb comes after it ("the knife (4 Mar), the towels and
+        skillet (both 7 Mar) have been delivered"): a delivery day when that verb says plainly that they came, and
+        nothing but more of the list (names, bracketed dates, commas, "and") and auxiliaries stands between."""
+        opening = self.summary.rfind("(", clause.sentence.start, d.start)
+        if opening < 0 or ")" in self.summary[opening:d.start]:
+            return None
+        closing = self.summary.find(")", d.end, clause.sentence.end)
+        if closing < 0:
+            return None
+        rest = self.summary[closing + 1:clause.sentence.end]
+        cue = DELIVERED.search(rest)
+        if cue is None:
+            return None
+        between = list(rest[:cue.start()])
+        for m in self.mentions:  # item names are the list, not verbs ("the rice cooker", "covers")
+            for i in range(max(m.start, closing + 1), min(m.end, closing + 1 + cue.start())):
+                between[i - closing - 1] = " "
+        gap = re.sub(r"\([^()]*\)", " ", "".join(between))
+        if re.search(r"[;:]", gap) or not _LIST_WORDS.fullmatch(AUX.sub("", gap + " ")):
+            return None
+        sentence = self.summary[clause.sentence.start:clause.sentence.end]
+        if stance(sentence, closing + 1 + cue.start() - clause.sentence.start) != "plain":
+            return None
+        return "delivered", closing + 1 + cue.start()
+
     def _several_alike(self, clause: Clause, dates: list[DateMention]) -> bool:
         """Whether two or more of the clause's dates are presented alike (two delivery days, two estimates), not
         counting past days in an estimate ("dispatched this morning and due tomorrow" gives one estimate)."""
@@ -280,7 +311,8 @@ class DateChecks:
         elif context == "other":
             ok = [any(d.matches(k) for k in self.facts.known_days)] * len(items)
         else:
-            by = bool(BY_DATE.search(self.summary, 0, d.start)) if context == "estimate" else False
+            # "due by the 14th", "had all arrived by the 10th": any day up to it
+            by = bool(BY_DATE.search(self.summary, 0, d.start)) if context in ("estimate", "delivered") else False
             pools = {"restock": lambda i: i.restock_days, "delivered": lambda i: i.delivered_days,
                      "estimate": lambda i: i.estimates}
             ok = []

@@ -101,6 +101,8 @@ _CONDITION = re.compile(r"\b(?:if|unless|in case|should you|whether|as soon as|o
 _OFFER = re.compile(r"\b(?:we can(?![’']t|not)|we could(?!n[’']t| not)|we['’]d|we would|would you|happy to"
                     r"|offer\w*|arrange\w*|let us know"
                     r"|in touch)\b", re.I)
+# "please update your payment method and we'll ship everything right away": what we will do once the customer does
+_ASK_THEN_WE = re.compile(r"\bplease\b[^.;:!?]*\band\s+(?:we(?:['’]ll|\s+will|\s+can)\s+[^.;:!?]*)?$", re.I)
 _CONTRAST = re.compile(r"\b(?:rather than|instead of)\b[^.;:,]*$", re.I)
 
 
@@ -128,7 +130,7 @@ def _mood(reading: Reading, facts: OrderFacts, start: int, end: int) -> str:
     sentence = reading.spans[reading.sentence_at(start)]
     if reading.summary[sentence.start:sentence.end].rstrip(" )\"'’”").endswith("?"):
         return "the claim is in a question"  # "could you tell me how you paid?"
-    if _OFFER.search(text):
+    if _OFFER.search(text) or _ASK_THEN_WE.search(reading.summary, sentence.start, start):
         return "the claim is an offer"
     if _CONTRAST.search(before):
         return "the claim is the side of a contrast that is denied"

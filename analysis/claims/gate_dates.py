@@ -19,6 +19,9 @@ from analysis.claims.text import DateMention, date_mentions, resolve_past, resol
 
 _RANGE_START = re.compile(r"\b(?:between|from)\s+(?:on\s+)?(?:the\s+)?(?:[A-Z][a-z]+\s+)?(?:the\s+)?$", re.I)
 _RANGE_END = re.compile(r"\b(?:between|from)\b[^.;:]{1,30}\b(?:and|to|until|till)\s+(?:the\s+)?$", re.I)
+# "..., the last one this morning": one item of the list before, which the rules do not resolve ("the last two" they
+# read as the list's last two items: rules._ordinal_part).
+_PART_OF_LIST = re.compile(r"\bthe\s+(?:(?:last|final|first)\s+(?:one|of them)|latter|former)\s+(?:\w+\s+){0,2}$", re.I)
 _FOR_ITEM = re.compile(r"\s+for\s+(?:the\s+|your\s+|both\s+)?", re.I)
 
 
@@ -41,6 +44,13 @@ def date_reason(reading: Reading, facts: OrderFacts, sku: str | None, start: int
                              reading.summary[mention.end:])):
         # "between Friday the 16th and this morning": one end of a range read as a date of its own
         return f"'{label}' is one end of a range the checker could not read"
+    if _PART_OF_LIST.search(reading.summary, max(0, mention.start - 30), mention.start):
+        # "..., the last one this morning": part of the list, which part is not named
+        return f"'{label}' is said of part of the items named before it"
+    inner = reading.bracket_subject(mention.start)
+    if sku and inner is not None:
+        # "(one junior stick still due Friday)": the parenthesis names its own subject
+        return "" if sku in inner else f"'{label}' is said of {'/'.join(inner)}, not {sku}"
     owner = reading.bracket_owner(mention.start)
     if sku and owner is not None and sku not in owner:
         return f"'{label}' is said of {'/'.join(owner)}, not {sku}"
@@ -48,7 +58,8 @@ def date_reason(reading: Reading, facts: OrderFacts, sku: str | None, start: int
         earlier = [d for d in date_mentions(reading.summary, 0, mention.start) if d.kind == "calendar"]
         mention = (mention.shifted(earlier[-1]) if earlier else None) or mention
     spans, first = reading.clause_at(start)
-    days = _days(mention, facts, label, reading.summary[min(spans[first].start, start):mention.end])
+    days = _days(mention, facts, label, _tense_context(reading, min(spans[first].start, start), mention.start,
+                                                       mention.end))
     if not days:
         timed = [i for i in facts.items if (sku is None or i.sku == sku)
                  and (i.estimates or i.delivered_days or i.restock_days)]
@@ -66,6 +77,18 @@ def date_reason(reading: Reading, facts: OrderFacts, sku: str | None, start: int
         return ""
     return f"'{label}' is {'near ' if slack else ''}{near[0]}, a day the records give, and the sentence does not " \
            "say plainly whose date it is"
+
+
+def _tense_context(reading: Reading, lo: int, at: int, end: int) -> str:
+    """The words that say whether a relative day is past or ahead: its clause, or, when that has no verb of either
+    ("..., and the footstool on Tuesday too"), the last such verb before it in its sentence, which the clause elides."""
+    clause = reading.summary[lo:end]
+    if DELIVERED.search(clause) or FUTURE_MARKER.search(clause):
+        return clause
+    sentence = reading.spans[reading.sentence_at(at)]
+    before = reading.summary[sentence.start:at]
+    cues = [m for cue in (DELIVERED, FUTURE_MARKER) for m in cue.finditer(before)]
+    return max(cues, key=lambda m: m.start()).group() if cues else clause
 
 
 def _days(mention: DateMention, facts: OrderFacts, label: str, clause: str) -> list[date]:
@@ -110,6 +133,12 @@ def _plainly_whose(reading: Reading, mention: DateMention, sku: str | None, star
     (or sentence) hold that one date."""
     if attribution == "none":
         return False
+    group = reading.bracket_group(mention.start)
+    if group is not None:
+        return sku in group  # "the trowel, the gloves and the reel cart (all on Tuesday 15 April)"
+    ranged = _RANGE_START.search(reading.summary, max(0, mention.start - 30), mention.start)
+    if attribution == "scope" and not ranged and (own := reading.own_subject(mention.start, mention.end)) is not None:
+        return sku in own  # "The gloves were delivered on Monday 14 April, the first hose ... on Tuesday 15 April"
     named = _FOR_ITEM.match(reading.summary, mention.end)
     owner = next((m for m in reading.mentions if named and m.start == named.end() and not m.ambiguous), None)
     if owner is not None:

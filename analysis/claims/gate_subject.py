@@ -54,6 +54,9 @@ def subject_reason(reading: Reading, facts: OrderFacts, sku: str, start: int, en
     if index in reading.sections and any(  # "**Delivered**" over a list: the items listed under it
             sku in reading.named(reading.spans[i].start, reading.spans[i].end) for i in reading.sections[index]):
         return ""
+    row = _table_row(reading, start)
+    if row is not None:  # "| Hockey helmet (HM-7700) | Delivered 2029-11-18 |": the row's first cell names it
+        return "" if sku in row else f"'{said}' is said of {'/'.join(row) or 'no item'} in its table row, not {sku}"
     owner = reading.bracket_owner(start)
     if owner is not None:  # "noren (due Fri), tumblers (due Sat)": a parenthesis is about the item before it
         return "" if sku in owner else f"'{said}' is said of {'/'.join(owner)}, not {sku}"
@@ -81,6 +84,21 @@ def subject_reason(reading: Reading, facts: OrderFacts, sku: str, start: int, en
         return f"'{said}': its clause is headed by a word that names no item of the order"
     across = pronoun and bool(PRONOUN.search(claim) or _ANAPHOR.search(claim))
     return "" if sku in _referent(reading, index, scope, across=across) else unsure
+
+
+def _table_row(reading: Reading, at: int) -> list[str] | None:
+    """The items the first cell of a markdown table row names, when offset `at` is in a later cell of that row; None
+    when `at` is in no table row (or in its first cell)."""
+    text = reading.summary
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = text[start:len(text) if end < 0 else end]
+    if not re.match(r"\s*\|", line) or line.count("|") < 3:
+        return None
+    first = text.find("|", text.find("|", start) + 1)
+    if at < first:
+        return None
+    return reading.named(start, first)
 
 
 def _excepted(reading: Reading, sku: str, scope: list[Span], start: int) -> bool:

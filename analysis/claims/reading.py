@@ -116,4 +116,60 @@ class Reading:
         return list(before[-1].skus) if before and not before[-1].ambiguous else None
 
 
+    def bracket_subject(self, at: int) -> list[str] | None:
+        """The items a parenthesis holding offset `at` names before `at` ("(one junior stick still due Friday)"): its
+        own subject; None when it names none (or only an unresolved shared name)."""
+        opening = self.summary.rfind("(", max(0, at - 120), at)
+        if opening < 0 or ")" in self.summary[opening:at]:
+            return None
+        inside = [m for m in self.mentions if opening < m.start and m.end <= at]
+        if not inside or any(m.ambiguous for m in inside):
+            return None
+        return [s for m in inside for s in m.skus]
+
+    def bracket_group(self, at: int) -> list[str] | None:
+        """The items of the list just before a parenthesis holding offset `at` that speaks of the group ("the trowel,
+        the gloves and the reel cart (all on Tuesday)", "the towels and skillet (both 7 Mar)"); None otherwise."""
+        opening = self.summary.rfind("(", max(0, at - 200), at)
+        if opening < 0 or ")" in self.summary[opening:at] or not _GROUP_IN_BRACKETS.match(self.summary, opening):
+            return None
+        listed = self._list_before(opening)
+        return listed or None
+
+    def own_subject(self, start: int, end: int) -> list[str] | None:
+        """The items a date at summary[start:end] is plainly said of: its clause (with the bare list leading into it)
+        names them as one list before the date, names no item after it and holds no other date ("The gloves were
+        delivered on Monday 14 April, ..."; "..., the gloves, cups, knife and two fire steels on 9 September");
+        None when its clause does not say so plainly."""
+        spans, first = self.clause_at(start)
+        lo = first
+        while lo > 0 and self.listed(spans[lo - 1]):
+            lo -= 1
+        low, high = spans[lo].start, spans[first].end
+        if len(date_mentions(self.summary, low, high)) != 1:
+            return None
+        inside = [m for m in self.mentions if low <= m.start < high]
+        if not inside or any(m.ambiguous for m in inside) or any(m.start >= end for m in inside):
+            return None
+        listed = self._list_before(inside[-1].end, low)
+        return listed if len(listed) == len({s for m in inside for s in m.skus}) else None
+
+    def _list_before(self, at: int, low: int = 0) -> list[str]:
+        """The SKUs of the list of resolved item names that ends just before offset `at` (only list words between
+        them: commas, "and", articles, counts)."""
+        before = [m for m in self.mentions if low <= m.start and m.end <= at]
+        out: list[str] = []
+        edge = at
+        for m in reversed(before):
+            gap = self.summary[m.end:edge]
+            if m.ambiguous or not _LIST_GLUE.fullmatch(gap):
+                break
+            out = [s for s in m.skus if s not in out] + out
+            edge = m.start
+        return out
+
+
+# Between two names of one list: "the gloves, cups, knife and two fire steels", "the towels and skillet".
+_LIST_GLUE = re.compile(r"[\s,*]*(?:(?:and|&|\+|plus)\s+)?(?:(?:the|your|both|all|of|[0-9]+|one|two|three|four|five"
+                        r"|six|seven|eight|nine|ten)\s+)*", re.I)
 _GROUP_IN_BRACKETS = re.compile(r"\(\s*(?:both|all|each|every)\b", re.I)

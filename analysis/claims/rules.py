@@ -223,6 +223,7 @@ class Checker(DateChecks):
         """Every finding for the summary, in order of where it points."""
         previous: tuple[tuple[str, ...], bool] | None = None
         previous_unsure = ""
+        listed_line = False  # the sentence before was only a list of names ("**Grinder** (SKU), **Scale** (SKU)")
         seen: set[str] = set()
         groups: list[tuple[str, ...]] = []  # the item groups the last sentence's clauses named, for a pronoun
         every = sentences(self.summary)
@@ -357,7 +358,7 @@ class Checker(DateChecks):
                     about = (self.all_skus, True)
                 elif not PRONOUN.search(text) and (later := self._named_after(spans, index, consequence=True)):
                     about = (tuple(dict.fromkeys(later)), False)  # "the courier is late, so your kettle ..."
-                elif index == 0 and carried and len(carried[0]) > 1 and not PRONOUN.search(text):
+                elif index == 0 and carried and len(carried[0]) > 1 and not PRONOUN.search(text) and not listed_line:
                     # "Sorry for the delay." after a sentence about two items is about the order, not both items.
                     about = (self.all_skus, True)
                 elif previous and not previous[1] and len(previous[0]) > 1 and (part := ORDINAL_PART.search(text)):
@@ -383,6 +384,8 @@ class Checker(DateChecks):
                 # "... confirmed delivery of the kettle, mugs and grinder": a list that runs on past its claim.
                 self._check_clause(Clause(last.span, sentence, tuple(pending), False, counts=pending_counts,
                                           unsure=pending_unsure))
+            # "**Grinder** (SKU), **Scale** (SKU)" then "Status: delivered ...": the next line is about that list
+            listed_line = last is None and bool(pending)
             if pending:
                 previous, previous_unsure = (tuple(pending), False), pending_unsure
                 sentence_groups.append(tuple(pending))
@@ -420,6 +423,11 @@ class Checker(DateChecks):
             # a wrong day: another sentence gives the item a right day in the same role ("delivered", "estimate")
             state = opposite.get(f.kind) or "date:" + self.date_roles[(f.sku or "", f.start, f.end)]
             elsewhere = self.said_right.get((state, f.sku or ""), set()) - {self.summary.find(f.sentence)}
+            # a heading over the item's own line ("**Not yet delivered**" over "- Thermometer: delivered 8 March") is
+            # said of the list; the line's own claim is the item's, and it is the one checked
+            index = self.reading.sentence_at(f.start)
+            elsewhere -= {self.reading.spans[h].start for h, members in self.reading.sections.items()
+                          if index in members}
             scope = self.reading.scope(f.start, f.end)
             said_of_all = EACH.search(self.summary, scope[0].start, scope[-1].end) or \
                 WHOLE.search(self.summary, scope[0].start, scope[-1].end)  # "everything is on its way": it is meant

@@ -53,7 +53,9 @@ def sentences(text: str) -> list[Span]:
         word = re.search(r"([\w.]+)\.*$", text[start:m.start() + 1].rstrip(".!?\"')]"))
         abbreviation = word.group(1).lower().rstrip(".") if m.group().startswith(".") and word else ""
         if abbreviation in _ABBREVIATIONS or (abbreviation in _DATE_ABBREVIATIONS
-                                              and re.match(r"[ \t]+[\da-z]", text[m.end():])):
+                                              and re.match(r"[ \t]+[\da-z]", text[m.end():])
+                                              # "eta 22 nov. shin guards: delivered": a new entry, in lower case
+                                              and not re.match(r"[ \t]+[a-z][^.:;\n\d]{0,40}:", text[m.end():])):
             continue
         span = _trimmed(text, start, m.start() if m.group().strip() in "·•|" else m.end())  # not the bullet
         if span:
@@ -104,7 +106,9 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\
 # not "the 3rd fire steel", "the 2nd parcel": an ordinal before a noun counts things
 _NO_NOUN_AFTER = (r"(?!\s+(?!(?:of|and|or|to|for|at|by|but|so|with|when|as|in|on|from|until|till|through"
                   r"|which|while|if|because|after|before|instead|rather|than|too|also|is|are|was|were|will"
-                  r"|should|would|it|they|we|i|you|this|that|the|a|an|your|our|via|per|—)\b)[a-z])")
+                  r"|should|would|it|they|we|i|you|this|that|the|a|an|your|our|via|per|—)\b)[a-z])"
+                  # "1 of 2 delivered Mon, 2nd in transit": the second unit, not the 2nd
+                  r"(?!\s+(?:in\s+transit|one|unit|parcel)\b)")
 _ORDINAL_DAY = re.compile(r"\b(?:the|on|by|until|till|from|before|after|since|mon|tue|tues|wed|thu|thur|thurs|fri|sat"
                           r"|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?,?\s+"
                           r"(\d{1,2})(?:st|nd|rd|th)\b" + _NO_NOUN_AFTER, _FLAGS)
@@ -379,13 +383,20 @@ _HYPOTHETICAL = re.compile(r"\b(?:if|once|when|whenever|until|unless|before|whet
 # "I don't know why they're delayed" still asserts the delay.
 _PRESUPPOSED = re.compile(r"\b(?:why|reason|cause)\b", _FLAGS)
 _NEGATION = re.compile(
-    rf"(?:\bnot|n{_APOS}t|\bnever|\bno longer|\byet to|\bwithout|\bnothing|\bneither|\bnor)\s+{_WORDS}{{0,3}}$"
+    # "has not only shipped, it's all been delivered": more than the claim, not its denial
+    rf"(?:\bnot|n{_APOS}t|\bnever|\bno longer|\byet to|\bwithout|\bnothing|\bneither|\bnor)"
+    rf"(?!\s+(?:only|just|merely)\b)\s+{_WORDS}{{0,3}}$"
     rf"|\bno\s+{_WORDS}{{0,2}}$", _FLAGS)
 # "I don't see any sign of a delay", "there's nothing to suggest the curtains are delayed".
 _NO_SIGN = re.compile(
     rf"(?:n{_APOS}t|\bnot|\bno|\bnothing|\bnever|\bwithout)\s+{_WORDS}{{0,3}}?(?:see|seeing|find|sign|signs|indication"
     rf"|indications|evidence|suggest\w*|mention|reason to (?:think|believe|expect))\s+{_WORDS}{{0,6}}$", _FLAGS)
 _CLAUSE_NEGATION = re.compile(r"^\W*(?:(?:and|but|so|or|yet)\s+)?(?:neither|none|nothing|no\s+items?)\b", _FLAGS)
+# "nothing in your order is delayed", "none of the parcels has been lost": a subject that denies the claim, however far
+# the clause began before it.
+_NEGATED_SUBJECT = re.compile(r"\b(?:nothing|none|no\s+(?:item|parcel|package|part)s?)\s+(?:(?:in|on|of|from)\s+"
+                              r"(?:your|the|this|these|those|our)\s+(?:[\w-]+\s+){0,2})?(?:is|are|was|were|has|have|had)"
+                              r"(?:\s+been)?\s+(?:\w+ly\s+)?$", _FLAGS)
 _COUNTERFACTUAL = re.compile(
     rf"\b(?:(?:should|would|could|might|may|must)(?:n{_APOS}t| not)?\s+have|supposed to|meant to"
     rf"|(?:was|were)\s+(?:due|expected|scheduled|set|meant)\s+to)\s+{_WORDS}{{0,3}}$", _FLAGS)
@@ -416,7 +427,7 @@ def stance(clause_text: str, at: int) -> str:
     if _COUNTERFACTUAL.search(before):
         return "counterfactual"
     negation = _NEGATION.search(before) or _NO_SIGN.search(before)
-    if _unless_presupposed(negation, before) or _CLAUSE_NEGATION.search(before):
+    if _unless_presupposed(negation, before) or _CLAUSE_NEGATION.search(before) or _NEGATED_SUBJECT.search(before):
         return "negated"
     if _CERTAIN_FUTURE.search(before):
         return "certain_future"

@@ -216,7 +216,19 @@ def corpora() -> list[Corpus]:
             *(Corpus(f"claims_wording_{name}.json", records, cases) for name, records, cases in (
                 ("second", second_records(), second), ("third", third_records(), third),
                 ("fourth", fourth_records(), fourth), ("fifth", fifth_records(), fifth),
-                ("sixth", sixth_records(), sixth), ("seventh", seventh_records(), seventh)))]
+                ("sixth", sixth_records(), sixth), ("seventh", seventh_records(), seventh))),
+            # the agent-voice corpora (one per dataset; the sixth's only about its dev-half cases), dev data since
+            # checker v10's first run on them (docs/claims.md)
+            *(Corpus(f"claims_agent_{name}.json", records, cases) for name, records, cases in (
+                ("second", second_records(), second), ("fourth", fourth_records(), fourth),
+                ("fifth", fifth_records(), fifth), ("sixth", sixth_records(), sixth),
+                ("seventh", seventh_records(), seventh))),
+            # the LLM-style corpora (markdown, bold names, ISO dates; the sixth's only about its dev-half cases), dev
+            # data since checker v10's first run on them (docs/claims.md)
+            *(Corpus(f"claims_llm_{name}.json", records, cases) for name, records, cases in (
+                ("default", default_records(), default), ("third", third_records(), third),
+                ("fifth", fifth_records(), fifth), ("sixth", sixth_records(), sixth),
+                ("seventh", seventh_records(), seventh)))]
 
 
 # The seventh corpus in two files since checker v8's blind run on the whole of it: the summaries about the seventh

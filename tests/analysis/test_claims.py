@@ -93,7 +93,10 @@ def test_the_figures_docs_claims_md_states_are_the_checkers(file):
 
 # The corpora that do not hold the bar yet: strict, so the mark must go once one does. The third and fourth held-out
 # halves hold it since checker v6 (they are dev data since v5 measured them; docs/claims.md).
-NOT_YET_AT_THE_BAR: set[str] = set()
+# The agent-voice and LLM-style corpora came as checker v10 was written: these five do not hold the bar yet (summary
+# recall under 0.90; the LLM third file also flags 2 of 30 correct summaries).
+NOT_YET_AT_THE_BAR: set[str] = {"claims_agent_fifth.json", "claims_agent_sixth.json", "claims_llm_third.json",
+                                "claims_llm_sixth.json", "claims_llm_seventh.json"}
 
 
 @pytest.mark.parametrize("file", [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="not yet at the bar"))
