@@ -1,4 +1,4 @@
-"""Conversation and case pages rendered by worker processes: the site is the same bytes as a build in one process."""
+"""Conversation pages rendered by worker processes: the site is the same bytes as a build in one process."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from tests.site import factories
 from tests.site.conftest import BUILT_AT
 from tests.site.test_reviews import entry, write
 from wismo.sitegen import build_site, parallel
-from wismo.sitegen.cases import build_case_pages, case_count
 from wismo.sitegen.context import SiteData
 from wismo.sitegen.conversation import build_conversation_pages, conversation_count
 from wismo.sitegen.errors import SiteWriteError
@@ -49,15 +48,12 @@ def test_a_parallel_build_is_byte_for_byte_the_serial_one(tmp_path, monkeypatch)
     build_site(**site, out_dir=tmp_path / "serial", built_at=BUILT_AT, jobs=1)
     monkeypatch.setattr(parallel, "MIN_PARALLEL", 0)  # the fixture's few dozen pages, in tasks of 7
     monkeypatch.setattr(parallel, "CHUNK", 7)
-    monkeypatch.setattr(parallel, "CASE_CHUNK", 2)
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", CountingPool)
     build_site(**site, out_dir=tmp_path / "parallel", built_at=BUILT_AT, jobs=3)
     serial, parallel_files = _files(tmp_path / "serial"), _files(tmp_path / "parallel")
     conversations = [name for name in serial if name.startswith("conversations/")]
-    cases = [name for name in serial if name.startswith("cases/")]
-    assert len(conversations) > 3 * 7 and len(cases) > 2 * 2
-    # every conversation and case page went through the workers
-    assert CountingPool.submitted == -(-len(conversations) // 7) + -(-len(cases) // 2)
+    assert len(conversations) > 3 * 7
+    assert CountingPool.submitted == -(-len(conversations) // 7)  # every page went through the workers
     assert list(parallel_files) == list(serial)
     assert [name for name in serial if parallel_files[name] != serial[name]] == []
 
@@ -72,22 +68,13 @@ def test_the_pages_of_any_range_are_those_of_the_whole_list():
         assert [page.conversation_id for page in build_conversation_pages(data, start, stop)] == every[start:stop]
 
 
-def test_the_case_pages_of_any_range_are_those_of_the_whole_list():
-    site = factories.offline_site()
-    data = SiteData.create(site["validations"], site["summaries"], site["details_by_run"], None, None)
-    every = build_case_pages(data)
-    assert len(every) == case_count(data) > 3
-    for start, stop in [(0, 2), (1, 3), (2, len(every)), (len(every) - 1, len(every) + 9)]:
-        assert build_case_pages(data, start, stop) == every[start:stop]  # the same pages, links included
-
-
 def test_a_failing_worker_fails_the_build(tmp_path, monkeypatch):
     monkeypatch.setattr(parallel, "MIN_PARALLEL", 0)
     monkeypatch.setattr(parallel, "CHUNK", 7)
 
     def broken(self, start, stop):
         raise OSError(f"disk full while writing pages {start}-{stop}")
-    monkeypatch.setattr(parallel.PagesJob, "render", broken)
+    monkeypatch.setattr(parallel.ConversationJob, "render", broken)
     # A worker's write failure is the build's one-line write error (exit 3), its cause quoted.
     with pytest.raises(SiteWriteError, match=r"cannot write the site into .*: disk full while writing pages 0-7"):
         build_site(**factories.offline_site(), out_dir=tmp_path / "site", built_at=BUILT_AT, jobs=2)

@@ -85,7 +85,7 @@ def test_a_rebuild_that_fails_half_way_leaves_only_its_own_files_listed_and_the_
     def broken(self, start, stop):
         raise OSError(f"disk full while writing pages {start}-{stop}")
     with monkeypatch.context() as patch:
-        patch.setattr(parallel.PagesJob, "render", broken)
+        patch.setattr(parallel.ConversationJob, "render", broken)
         with pytest.raises(SiteWriteError, match="disk full"):
             _build(factories.offline_site(), site)
     left = _files(site)

@@ -18,6 +18,7 @@ from analysis.model import ConversationDetail, CrossoverView, RunSummary, RunVal
 from core import __version__
 from wismo.sitegen import fmt
 from wismo.sitegen.assets import STATIC_DIR, TEMPLATES_DIR, assets_dir, copy_static
+from wismo.sitegen.cases import build_case_pages
 from wismo.sitegen.charts import design_colours
 from wismo.sitegen.checks import build_check_report
 from wismo.sitegen.comparison import COMPARE_PAGE, ComparisonPage
@@ -28,7 +29,7 @@ from wismo.sitegen.money import money_sections
 from wismo.sitegen.output import finish_output, prepare_output, write_file
 from wismo.sitegen.overview import build_case_list_pages, build_overview, case_list_url
 from wismo.sitegen.pages import Link, ReviewImport, SiteNav
-from wismo.sitegen.parallel import PagesJob, default_jobs, render_pages, write_page
+from wismo.sitegen.parallel import ConversationJob, default_jobs, render_conversations, write_page
 from wismo.sitegen.review_page import build_review_pages, review_url
 from wismo.sitegen.reviews import ReviewEntry, ReviewTally, fold_reviews
 
@@ -128,10 +129,10 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
     elif reviews is not None:
         # Verdicts only apply to summaries that are shown, i.e. those of runs that passed validation.
         data.reviews = fold_reviews(reviews, {run_id: data.details[run_id] for run_id in data.valid_ids})
-    # The workers that render the conversation and case pages fork as soon as the folder is ready and inherit
-    # `data` as it is then; this process builds and writes every other page meanwhile (other_pages), charts
-    # included. A chart refused as unsafe (charts.render_svg) then stops the build after some conversation pages
-    # were written: the folder stays buildable, as after a write error, and no page with that chart is written.
+    # The workers that render the conversation pages fork as soon as the folder is ready and inherit `data` as it
+    # is then; this process builds and writes every other page meanwhile (other_pages), charts included. A chart
+    # refused as unsafe (charts.render_svg) then stops the build after some conversation pages were written: the
+    # folder stays buildable, as after a write error, and no page with that chart is written.
     try:
         previous = prepare_output(out_dir, source)
         written: list[str] = []  # relative names: the previous build's files not among them are deleted at the end
@@ -162,21 +163,23 @@ def build_site(validations: Sequence[RunValidation], summaries: Sequence[RunSumm
                     overview = build_overview(data, _review_import(data.reviews), colours, crossover, money)
                     crossover_by_run = crossover_sections(crossover, data.valid_ids, colours)
                 money_by_run = money_sections(money, data.valid_ids)
+                case_pages = build_case_pages(data)
                 review_pages = build_review_pages(data)
                 check_report = build_check_report(data)
                 write("overview.html", "index.html", "", page=overview, invalid_runs=invalid, money=money_by_run,
                      crossover=crossover_by_run, comparison_page=comparison, **common)
                 if comparison is not None:
                     write(COMPARE_PAGE, COMPARE_PAGE, "", page=comparison, **common)
+                for case in case_pages:
+                    write("case.html", case_url(case.case_id), "../", page=case, invalid_runs=invalid, **common)
                 for review in review_pages:
                     write("review.html", review_url(review.number), "", page=review, **common)
                 write("checks.html", "checks.html", "", page=check_report, **common)
                 for case_list in build_case_list_pages(data):
                     write("case_list.html", case_list_url(case_list.number), "", page=case_list, **common)
 
-            # The conversation and case pages (most of a large site) are rendered by worker processes when that pays.
-            written += render_pages(PagesJob(env, data, out_dir, common, {"invalid_runs": invalid}),
-                                    default_jobs() if jobs is None else jobs, meanwhile=other_pages)
+            written += render_conversations(ConversationJob(env, data, out_dir, common),
+                                            default_jobs() if jobs is None else jobs, meanwhile=other_pages)
         finally:
             finish_output(out_dir, previous, written)  # even a build that failed half-way lists what it wrote
     except OSError as exc:  # a read-only folder, a full disk: one line, exit 3, and the folder left buildable

@@ -209,18 +209,11 @@ def compare_repetitions(data: SiteData, run_id: str, case_id: str) -> list[Compa
     return result
 
 
-def case_count(data: SiteData) -> int:
-    """How many case pages the site has (build_case_pages numbers them 0..count-1)."""
-    return len(data.cases)
-
-
-def build_case_pages(data: SiteData, start: int = 0, stop: int | None = None) -> list[CasePage]:
-    """One page per case of the valid runs, with links to the previous and next case; or those numbered
-    start..stop-1 (for one process's share)."""
+def build_case_pages(data: SiteData) -> list[CasePage]:
+    """One page per case of the valid runs, with links to the previous and next case."""
     case_ids = list(data.cases)
     pages = []
-    for i in range(start, len(case_ids) if stop is None else min(stop, len(case_ids))):
-        case_id = case_ids[i]
+    for i, case_id in enumerate(case_ids):
         case = data.cases[case_id]
         expected = case.get("expected", {})
         runs = case_runs(data, case_id, expected)

@@ -1,6 +1,4 @@
-"""The conversation and case pages rendered by several processes: most of a large site's build, each page
-independent. (The case pages went to the workers too when this process, building the charts and every other page
-meanwhile, was found to finish last: its share was the build's critical path at 10,000 conversations.)
+"""The conversation pages rendered by several processes: most of a large site's build, each page independent.
 
 Workers are forked, so they inherit the site's data (about 20 KB a conversation) instead of receiving it
 pickled, and share it with this process until they touch it. Each takes a range of pages and writes them
@@ -24,14 +22,12 @@ from typing import Any
 
 from jinja2 import Environment
 
-from wismo.sitegen.cases import build_case_pages, case_count
-from wismo.sitegen.context import SiteData, case_url, conversation_url
+from wismo.sitegen.context import SiteData, conversation_url
 from wismo.sitegen.conversation import build_conversation_pages, conversation_count
 from wismo.sitegen.output import write_file
 
 MIN_PARALLEL = 400  # fewer conversation pages than this render faster in this process than with workers
 CHUNK = 250  # pages per task: enough to keep every worker busy to the end, few enough to cost little
-CASE_CHUNK = 60  # case pages per task: a case page holds every repetition of the case, several conversations' worth
 
 
 def write_page(env: Environment, template: str, path: Path, root: str, **context: Any) -> None:
@@ -43,15 +39,13 @@ def write_page(env: Environment, template: str, path: Path, root: str, **context
 
 
 @dataclass(frozen=True)
-class PagesJob:
-    """What rendering the conversation and case pages needs: the templates, the data, the folder, the context
-    every page shares and the one the case pages add."""
+class ConversationJob:
+    """What rendering conversation pages needs: the templates, the data, the folder and the shared context."""
 
     env: Environment
     data: SiteData
     out_dir: Path
     common: dict[str, Any]
-    case_context: dict[str, Any]
 
     def render(self, start: int, stop: int) -> list[str]:
         """Write the conversation pages numbered start..stop-1; return their names (relative to the site)."""
@@ -62,28 +56,13 @@ class PagesJob:
             written.append(name)
         return written
 
-    def render_cases(self, start: int, stop: int) -> list[str]:
-        """Write the case pages numbered start..stop-1; return their names."""
-        written = []
-        for page in build_case_pages(self.data, start, stop):
-            name = case_url(page.case_id)
-            write_page(self.env, "case.html", self.out_dir / name, "../", page=page, **self.case_context,
-                       **self.common)
-            written.append(name)
-        return written
 
-
-_inherited: PagesJob | None = None  # set before the workers fork; they find their job here
+_inherited: ConversationJob | None = None  # set before the workers fork; they find their job here
 
 
 def _render_inherited(start: int, stop: int) -> list[str]:
     assert _inherited is not None, "a worker must be forked after the job is set"
     return _inherited.render(start, stop)
-
-
-def _render_inherited_cases(start: int, stop: int) -> list[str]:
-    assert _inherited is not None, "a worker must be forked after the job is set"
-    return _inherited.render_cases(start, stop)
 
 
 def default_jobs() -> int:
@@ -110,21 +89,19 @@ def collecting() -> Iterator[None]:
             gc.disable()
 
 
-def render_pages(job: PagesJob, jobs: int, meanwhile: Callable[[], None]) -> list[str]:
-    """Write every conversation and case page, with `jobs` worker processes when that pays; return the pages'
-    names.
+def render_conversations(job: ConversationJob, jobs: int, meanwhile: Callable[[], None]) -> list[str]:
+    """Write every conversation page, with `jobs` worker processes when that pays; return the pages' names.
 
     `meanwhile` renders the site's other pages in this process while the workers render theirs.
     """
-    total, cases = conversation_count(job.data), case_count(job.data)
+    total = conversation_count(job.data)
     if jobs <= 1 or total < MIN_PARALLEL or not can_fork():
         meanwhile()
         with collecting():
-            return job.render_cases(0, cases) + job.render(0, total)
+            return job.render(0, total)
     global _inherited
     _inherited = job
-    for template in ("conversation.html", "case.html"):
-        job.env.get_template(template)  # compiled once, here, rather than once in every worker
+    job.env.get_template("conversation.html")  # compiled once, here, rather than once in every worker
     # The site's data is millions of objects that live until the end. Frozen, the garbage collector of every
     # process leaves them alone: a worker's collections would otherwise walk all of them (the CPU time of a
     # build went up by half) and write to each one's header, copying the pages it shares with this process.
@@ -138,11 +115,8 @@ def render_pages(job: PagesJob, jobs: int, meanwhile: Callable[[], None]) -> lis
             # Each worker collects its own garbage (collecting()), the inherited data frozen out of its reach.
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
                                      initializer=gc.enable) as pool:
-                # The case pages first: the largest tasks go first, so that no worker is left with one at the end.
-                tasks = [pool.submit(_render_inherited_cases, start, min(start + CASE_CHUNK, cases))
-                         for start in range(0, cases, CASE_CHUNK)]
-                tasks += [pool.submit(_render_inherited, start, min(start + CHUNK, total))
-                          for start in range(0, total, CHUNK)]
+                tasks = [pool.submit(_render_inherited, start, min(start + CHUNK, total))
+                         for start in range(0, total, CHUNK)]
                 try:
                     meanwhile()
                 except BaseException:
@@ -153,6 +127,6 @@ def render_pages(job: PagesJob, jobs: int, meanwhile: Callable[[], None]) -> lis
     finally:
         _inherited = None
         gc.unfreeze()
-    if len(written) != total + cases:
-        raise RuntimeError(f"the workers wrote {len(written)} of {total} conversation and {cases} case pages")
+    if len(written) != total:
+        raise RuntimeError(f"the workers wrote {len(written)} of {total} conversation pages")
     return written
