@@ -8,15 +8,13 @@ the records they are about; none of them runs the checker (its maintainer adds t
 from __future__ import annotations
 
 import json
-import re
-from collections import Counter
-from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from analysis.claims import KINDS
+from tests.analysis import corpus_shape as shape
+from tests.analysis.claims_scoring import load_corpus
 from tests.helpers import ROOT
 
 DATA = ROOT / "tests" / "data"
@@ -26,177 +24,124 @@ FILES = [
     ("claims_wording_third.json", DATA / "third_dataset", "wa-3-", 37, 33),
     ("claims_wording_fourth.json", DATA / "fourth_dataset", "wa-4-", 42, 33),
 ]
-ENTRY_KEYS = {"id", "caseId", "summary", "expected", "note"}
-PAYMENT_KIND = "unsupported_payment"  # a payment belongs to the order: its finding names no SKU
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december")
-# Words of a product name too generic to name the item on their own ("Cork placemat, set of 4").
-GENERIC = {"set", "pack", "pair", "of", "the", "and", "for", "with", "cm", "ml", "mm", "lm"}
-
-
-def _entries(file: str) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = json.loads((DATA / file).read_text())
-    return entries
-
-
-def _records(folder: Path) -> dict[str, Any]:
-    records: dict[str, Any] = json.loads((folder / "records.json").read_text())
-    return records
-
-
-def _full_cases(folder: Path) -> dict[str, str]:
-    """Case ID -> order ID for the cases asking the full question (no "asks")."""
-    cases: list[dict[str, Any]] = json.loads((folder / "cases.json").read_text())
-    return {case["caseId"]: case["orderId"] for case in cases if "asks" not in case}
-
-
-def _order_of(entry: dict[str, Any], folder: Path) -> dict[str, Any]:
-    order_id = _full_cases(folder)[entry["caseId"]]
-    order: dict[str, Any] = next(o for o in _records(folder)["orders"] if o["orderId"] == order_id)
-    return order
 
 
 def _all_entries() -> list[dict[str, Any]]:
-    return [entry for file, *_ in FILES for entry in _entries(file)]
+    return [entry for file, *_ in FILES for entry in load_corpus(file)]
 
 
 def test_every_entry_has_its_keys_and_a_note_that_matches_its_label() -> None:
     for entry in _all_entries():
-        assert set(entry) == ENTRY_KEYS, entry.get("id")
-        assert isinstance(entry["summary"], str) and entry["summary"].strip(), entry["id"]
-        assert len(entry["expected"]) <= 1, entry["id"]  # a wrong summary holds exactly one error
-        assert all(set(finding) == {"kind", "sku"} and finding["kind"] in KINDS for finding in entry["expected"])
-        assert entry["note"].startswith("bad:" if entry["expected"] else "good:"), entry["id"]
-        assert len(entry["note"]) > len("good: ") + 10, entry["id"]  # the note says why
+        shape.check_entry(entry)
 
 
 def test_ids_and_summaries_are_unique_across_the_three_files() -> None:
-    entries = _all_entries()
-    assert len({entry["id"] for entry in entries}) == len(entries)
-    assert len({entry["summary"] for entry in entries}) == len(entries)
+    shape.check_unique(_all_entries())
     for file, _, prefix, *_ in FILES:
-        assert all(entry["id"].startswith(prefix) for entry in _entries(file)), file
+        shape.check_ids(load_corpus(file), prefix, three_digits=False)
 
 
 @pytest.mark.parametrize(("file", "folder", "prefix", "correct", "wrong"), FILES, ids=lambda v: str(v))
 def test_each_file_has_its_counts_and_every_kind_three_times(file: str, folder: Path, prefix: str, correct: int,
                                                               wrong: int) -> None:
-    entries = _entries(file)
+    entries = load_corpus(file)
     assert len(entries) >= 35
-    assert (sum(not e["expected"] for e in entries), sum(bool(e["expected"]) for e in entries)) == (correct, wrong)
-    assert 0.5 <= correct / len(entries) <= 0.65  # about 60 % correct
-    kinds = Counter(finding["kind"] for entry in entries for finding in entry["expected"])
-    assert set(kinds) == set(KINDS) and min(kinds.values()) >= 3, kinds
+    shape.check_counts(entries, correct, wrong)
+    shape.check_share_correct(entries, 0.5, 0.65)  # about 60 % correct
+    shape.check_every_kind(entries, at_least=3)
 
 
 @pytest.mark.parametrize(("file", "folder", "prefix", "correct", "wrong"), FILES, ids=lambda v: str(v))
 def test_each_entry_is_about_a_full_question_case_and_its_finding_names_an_item_of_the_order(
         file: str, folder: Path, prefix: str, correct: int, wrong: int) -> None:
-    cases = _full_cases(folder)
-    entries = _entries(file)
-    assert {entry["caseId"] for entry in entries} == set(cases)  # every full-question case, and no other
-    for entry in entries:
-        skus = {item["sku"] for item in _order_of(entry, folder)["items"]}
-        for finding in entry["expected"]:
-            if finding["kind"] == PAYMENT_KIND:
-                assert finding["sku"] is None, entry["id"]
-            else:
-                assert finding["sku"] in skus, entry["id"]
+    shape.check_cases(load_corpus(file), shape.dataset_cases(folder))
+    shape.check_finding_skus(shape.pair(load_corpus(file), folder))
 
 
 @pytest.mark.parametrize(("file", "folder", "prefix", "correct", "wrong"), FILES, ids=lambda v: str(v))
 def test_each_code_a_summary_names_belongs_to_its_order(file: str, folder: Path, prefix: str, correct: int,
                                                         wrong: int) -> None:
-    # A typo in a code would make a "good" summary wrong for a reason nobody labelled.
-    for entry in _entries(file):
-        order = _order_of(entry, folder)
-        known = {item["sku"] for item in order["items"]} | {order["orderId"], order["paymentId"]} \
-            | set(order["reservationIds"]) | set(order["trackingIds"])
-        # "USB-C" is a word of a name, "Leeds NW-3" a warehouse: neither is a code
-        warehouses = [r["warehouse"] for r in _records(folder)["reservations"] if r["orderId"] == order["orderId"]]
-        names = " ".join([item["name"] for item in order["items"]] + warehouses)
-        for code in re.findall(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b", entry["summary"]):
-            assert code in known or code in names, (entry["id"], code)
-
-
-def _names(summary: str, item: dict[str, Any]) -> bool:
-    """Whether the summary names the item by its SKU or by a word of its product name (plurals allowed)."""
-    if re.search(rf"\b{re.escape(item['sku'])}\b", summary):
-        return True
-    text = summary.lower()
-    for word in re.findall(r"[a-z]+", item["name"].lower().replace("'s", "")):
-        if len(word) < 3 or word in GENERIC:
-            continue
-        forms = [word, word + "s", word + "es", re.sub(r"f$", "ves", word), re.sub(r"ouse$", "ice", word),
-                 re.sub(r"ies$", "y", word)]  # shelf: shelves, mouse: mice, batteries: battery
-        if any(re.search(rf"\b{form}\b", text) for form in forms):
-            return True
-    return False
+    shape.check_codes(shape.pair(load_corpus(file), folder), shape.read_json(folder / "records.json"))
 
 
 @pytest.mark.parametrize(("file", "folder", "prefix", "correct", "wrong"), FILES, ids=lambda v: str(v))
 def test_every_item_is_named_except_the_one_an_unmentioned_sku_entry_leaves_out(
         file: str, folder: Path, prefix: str, correct: int, wrong: int) -> None:
-    for entry in _entries(file):
-        left_out = {f["sku"] for f in entry["expected"] if f["kind"] == "unmentioned_sku"}
-        for item in _order_of(entry, folder)["items"]:
-            assert _names(entry["summary"], item) is (item["sku"] not in left_out), (entry["id"], item["sku"])
-
-
-def _record_days(order: dict[str, Any], records: dict[str, Any], clock: tzinfo) -> set[date]:
-    """Every day a record of the order gives, carrier and payment stamps read as days on the dataset's clock."""
-    def local(stamp: str) -> date:
-        return datetime.fromisoformat(stamp).astimezone(clock).date()
-
-    days = {date.fromisoformat(order["promisedDeliveryDate"]), local(order["updatedAt"])}
-    days |= {local(p["updatedAt"]) for p in records["payments"] if p["paymentId"] == order["paymentId"]}
-    for r in records["reservations"]:
-        if r["reservationId"] in order["reservationIds"] and r["expectedRestockDate"]:
-            days.add(date.fromisoformat(r["expectedRestockDate"]))
-    for t in records["tracking"]:
-        if t["trackingId"] in order["trackingIds"]:
-            if t["estimatedDeliveryDate"]:
-                days.add(date.fromisoformat(t["estimatedDeliveryDate"]))
-            if t["latestEvent"]:
-                days.add(local(t["latestEvent"]["at"]))
-    return days
-
-
-def _calendar_dates(summary: str) -> list[tuple[int, int]]:
-    """(month, day) of each calendar date written "14/03", "14 March" or "March 14" in a summary."""
-    found = [(int(m), int(d)) for d, m in re.findall(r"\b(\d{1,2})/(\d{1,2})\b", summary)]
-    months = "|".join(month[:3] for month in MONTHS)
-    for d, m in re.findall(rf"\b(\d{{1,2}}) ({months})[a-z]*\b", summary, re.IGNORECASE):
-        found.append((MONTHS.index(next(x for x in MONTHS if x.startswith(m.lower()))) + 1, int(d)))
-    for m, d in re.findall(rf"\b({months})[a-z]* (\d{{1,2}})\b", summary, re.IGNORECASE):
-        found.append((MONTHS.index(next(x for x in MONTHS if x.startswith(m.lower()))) + 1, int(d)))
-    return found
+    shape.check_items_named(shape.pair(load_corpus(file), folder))
 
 
 @pytest.mark.parametrize(("file", "folder", "prefix", "correct", "wrong"), FILES, ids=lambda v: str(v))
 def test_every_date_a_correct_summary_gives_is_a_day_its_records_give(file: str, folder: Path, prefix: str,
                                                                      correct: int, wrong: int) -> None:
-    records = _records(folder)
-    clock = datetime.fromisoformat(records["clock"]).tzinfo
-    assert clock is not None
-    for entry in _entries(file):
-        if entry["expected"]:
-            continue
-        days = _record_days(_order_of(entry, folder), records, clock)
-        for month, day in _calendar_dates(entry["summary"]):
-            assert (month, day) in {(d.month, d.day) for d in days}, (entry["id"], month, day)
-        # "the 15th", "Monday the 15th", "Fri 10th" (not "3rd ETA": a count, not a day)
-        for ordinal in re.findall(r"\b(?:the|mon|tue|wed|thu|fri|sat|sun)[a-z]* (\d{1,2})(?:st|nd|rd|th)\b",
-                                  entry["summary"], re.IGNORECASE):
-            assert int(ordinal) in {d.day for d in days}, (entry["id"], ordinal)
+    shape.check_dates(shape.pair(load_corpus(file), folder), shape.read_json(folder / "records.json"))
 
 
 def test_the_date_reader_and_the_item_namer_can_fail() -> None:
     # The two heuristics above hold the corpus only if they can say no.
-    assert _calendar_dates("due 21/03, then 4 June and September 24") == [(3, 21), (6, 4), (9, 24)]
+    assert shape.calendar_dates("due 21/03, then 4 June and September 24") == [(3, 21), (6, 4), (9, 24)]
     shelf = {"sku": "SHLF-WALL", "name": "Floating wall shelf"}
-    assert _names("the shelves have not shipped", shelf) and _names("SHLF-WALL: unknown", shelf)
-    assert not _names("the hooks arrived", shelf)
-    assert _names("2 mice", {"sku": "MSE-VRT", "name": "Vertical mouse"})
-    assert not _names("the set of pegs", {"sku": "MAT-CORK-4", "name": "Cork placemat, set of 4"})
+    assert shape.names("the shelves have not shipped", shelf) and shape.names("SHLF-WALL: unknown", shelf)
+    assert not shape.names("the hooks arrived", shelf)
+    assert shape.names("2 mice", {"sku": "MSE-VRT", "name": "Vertical mouse"})
+    assert not shape.names("the set of pegs", {"sku": "MAT-CORK-4", "name": "Cork placemat, set of 4"})
 
+
+def _fails(check: Any, *args: Any, **kwargs: Any) -> bool:
+    """Whether a shared check says no (raises AssertionError) on this input."""
+    try:
+        check(*args, **kwargs)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_the_shared_checks_fail_on_a_broken_copy_of_the_corpus(tmp_path: Path) -> None:
+    # The shared checks hold all four corpora only if each can say no: break a copy of a corpus that every shared
+    # rule holds (this file's second), one way at a time.
+    folder = DATA / "second_dataset"
+    copy_path = tmp_path / "claims_wording_second.json"
+    copy_path.write_text(json.dumps(load_corpus("claims_wording_second.json")))
+    entries: list[dict[str, Any]] = shape.read_json(copy_path)
+    data, writable = shape.read_json(folder / "records.json"), shape.dataset_cases(folder)
+    paired = shape.with_orders(entries, data, writable)
+    wrong_cases = {entry["caseId"] for entry in entries if entry["expected"]}
+    good, order = next((entry, order) for entry, order in paired
+                       if not entry["expected"] and "ORD-" in entry["summary"] and entry["caseId"] in wrong_cases)
+    bad, bad_order = next((entry, order) for entry, order in paired
+                          if entry["expected"] and entry["expected"][0]["sku"])
+    days = shape.record_days(order, data, shape.clock_of(data))
+    correct, wrong = sum(not e["expected"] for e in entries), sum(bool(e["expected"]) for e in entries)
+    # unbroken, the copy passes every check below, so what fails is the breakage and not the check
+    for check, args in [(shape.check_entry, (good,)), (shape.check_entry, (bad,)), (shape.check_unique, (entries,)),
+                        (shape.check_ids, (entries, "wa-2-", False)), (shape.check_counts, (entries, correct, wrong)),
+                        (shape.check_every_kind, (entries, 3)), (shape.check_cases, (entries, writable)),
+                        (shape.check_finding_skus, (paired,)), (shape.check_codes, (paired, data)),
+                        (shape.check_items_named, (paired,)), (shape.check_dates, (paired, data))]:
+        assert not _fails(check, *args), check.__name__
+
+    assert _fails(shape.check_entry, {**bad, "note": "good: " + bad["note"]})  # the note disagrees with the label
+    assert _fails(shape.check_entry, {**bad, "expected": bad["expected"] * 2})  # two errors in one summary
+    assert _fails(shape.check_entry, {**good, "note": "good: ok"})  # a note that says nothing...
+    assert not _fails(shape.check_entry, {**good, "note": "good: ok"}, note_says_why=False)  # ...unless not asked
+    assert _fails(shape.check_unique, [*entries, {**good, "id": "wa-2-999"}])  # the same summary twice
+    assert _fails(shape.check_ids, [{**good, "id": "wb-2-001"}], "wa-2-", three_digits=False)
+    assert _fails(shape.check_ids, [{**good, "id": "wa-2-01"}], "wa-2-", three_digits=True)
+    assert _fails(shape.check_counts, entries[1:], correct, wrong)
+    kind = bad["expected"][0]["kind"]
+    assert _fails(shape.check_every_kind, [e for e in entries if kind not in {f["kind"] for f in e["expected"]}], 1)
+    assert _fails(shape.check_cases, [e for e in entries if e["caseId"] != good["caseId"]], writable)
+    only_wrong_for_one = [e for e in entries if e["caseId"] != good["caseId"] or e["expected"]]  # still every case
+    assert not _fails(shape.check_cases, only_wrong_for_one, writable)
+    assert _fails(shape.check_cases, only_wrong_for_one, writable, each_has_a_correct_one=True)
+    assert _fails(shape.check_finding_skus, [({**bad, "expected": [{"kind": kind, "sku": "NO-SUCH-SKU"}]}, bad_order)])
+    assert _fails(shape.check_codes, [({**good, "summary": good["summary"].replace("ORD-", "ORD-9", 1)}, order)], data)
+    left_out = [{"kind": "unmentioned_sku", "sku": order["items"][0]["sku"]}]
+    assert _fails(shape.check_items_named, [({**good, "expected": left_out}, order)])  # it names what it "leaves out"
+    given = {(x.month, x.day) for x in days}
+    month, day = next((m, d) for m in range(1, 13) for d in range(1, 29) if (m, d) not in given)
+    assert _fails(shape.check_dates, [({**good, "summary": f"{good['summary']} Due {day}/{month:02d}."}, order)], data)
+    # the wording_b corpora's stricter code rule: a code-like word of a product name passes here, not there
+    hub = {**order, "items": [*order["items"], {"sku": "HUB-7", "name": "USB-C hub"}]}
+    usb_c = {**good, "summary": good["summary"] + " The USB-C hub too."}
+    assert not _fails(shape.check_codes, [(usb_c, hub)], data)
+    assert _fails(shape.check_codes, [(usb_c, hub)], data, names_may_hold_codes=False)
