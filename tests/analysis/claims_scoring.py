@@ -330,6 +330,16 @@ def unchecked(corpus: Corpus, entries: list[dict[str, Any]] | None = None) -> tu
     return claims, summaries
 
 
+def assert_the_documented_run(corpus: Corpus, entries: list[dict[str, Any]] | None, label: str,
+                              could_not_check: tuple[int, int]) -> None:
+    """A held-out set's run by this checker is the row docs/claims.md documents (aggregate figures only: no
+    per-summary result is kept for a BLIND file), with the claims it could not check (claims, summaries)."""
+    result = score(corpus, entries)
+    assert not result.misses
+    assert documented_row(label) == result.row()
+    assert unchecked(corpus, entries) == could_not_check
+
+
 def holds_the_bar(result: Score) -> bool:
     """Issue 24's bar: finding precision >= 0.95, finding recall >= 0.90, false alarms on correct summaries <= 5 %."""
     matched, reported, expected = (sum(c.values()) for c in (result.matched, result.reported, result.expected))

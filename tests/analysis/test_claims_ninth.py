@@ -23,8 +23,8 @@ from tests.analysis.claims_scoring import (
     BLIND,
     NINTH_DATASET,
     Corpus,
+    assert_the_documented_run,
     corpora,
-    documented_row,
     eighth_records,
     focused_evidence,
     granular_evidence,
@@ -34,7 +34,6 @@ from tests.analysis.claims_scoring import (
     ninth_records,
     score,
     seventh_records,
-    unchecked,
 )
 
 CORPUS = "claims_ninth.json"
@@ -243,11 +242,7 @@ SCORED_ON_THE_CORPUS = pytest.mark.skipif(CHECKER_VERSION not in BLIND_RUNS,
 
 @SCORED_ON_THE_CORPUS
 def test_this_checkers_run_on_the_corpus_is_what_it_does(blind: Corpus) -> None:
-    label, could_not_check = BLIND_RUNS[CHECKER_VERSION]
-    result = score(blind)
-    assert not result.misses  # BLIND: aggregate figures only
-    assert documented_row(label) == result.row()
-    assert unchecked(blind) == could_not_check
+    assert_the_documented_run(blind, None, *BLIND_RUNS[CHECKER_VERSION])
 
 
 @SCORED_ON_THE_CORPUS

@@ -27,6 +27,7 @@ from tests.analysis.claims_scoring import (
     SEVENTH_CORPUS,
     SEVENTH_DATASET,
     SEVENTH_HELD_OUT,
+    assert_the_documented_run,
     corpora,
     documented_row,
     eighth_cases,
@@ -40,7 +41,6 @@ from tests.analysis.claims_scoring import (
     seventh_cases,
     seventh_corpus_parts,
     seventh_records,
-    unchecked,
 )
 
 ENTRY_KEYS = {"id", "caseId", "summary", "expected", "note"}
@@ -258,12 +258,7 @@ SCORED_ON_THE_HELD_OUT_PART = pytest.mark.skipif(CHECKER_VERSION not in HELD_OUT
 
 @SCORED_ON_THE_HELD_OUT_PART
 def test_this_checkers_run_on_the_held_out_part_is_what_it_does() -> None:
-    label, could_not_check = HELD_OUT_RUNS[CHECKER_VERSION]
-    corpus, entries = seventh_corpus_parts()[1]
-    result = score(corpus, entries)
-    assert not result.misses  # BLIND: aggregate figures only
-    assert documented_row(label) == result.row()
-    assert unchecked(corpus, entries) == could_not_check
+    assert_the_documented_run(*seventh_corpus_parts()[1], *HELD_OUT_RUNS[CHECKER_VERSION])
 
 
 @SCORED_ON_THE_HELD_OUT_PART
