@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import signal
 import threading
@@ -19,6 +20,7 @@ import pytest
 import recorder.run.record as record_module
 from analysis import summarize_runs
 from analysis.headline import headline
+from recorder.agent.loop import ConversationPlan
 from recorder.run.options import RecordOptions
 from recorder.run.record import record
 from tests.helpers import CONVERSATIONS, child_pids, events_of, live_finished
@@ -58,10 +60,30 @@ class Saboteur(threading.Thread):
             time.sleep(0.01)
 
 
+# Conversations started before the saboteur strikes; the others wait for it. Without this wait the scripted
+# conversations could all be past their tool calls by the time the saboteur saw its fourth finished one (CI saw a
+# killed server never restarted because no call came after the kill): the fault must land mid-run to be tested.
+STARTED_BEFORE_THE_FAULT = 8
+
+
+def _after_the_fault(saboteur: Saboteur, monkeypatch: pytest.MonkeyPatch) -> None:
+    original = record_module._Runner._one
+    started = itertools.count()
+
+    async def one(self: record_module._Runner, plan: ConversationPlan, attempt: int) -> None:
+        if next(started) >= STARTED_BEFORE_THE_FAULT:
+            deadline = time.monotonic() + 60
+            while saboteur.hit is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+        await original(self, plan, attempt)
+    monkeypatch.setattr(record_module._Runner, "_one", one)
+
+
 def run_with(tmp_path: Path, saboteur_args: tuple, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Saboteur]:
     monkeypatch.setattr(record_module, "MCP_CALL_TIMEOUT_S", 2.0)  # a stall is noticed after 2 s, not 60
     run_dir = tmp_path / "stall"
     saboteur = Saboteur(run_dir, *saboteur_args)
+    _after_the_fault(saboteur, monkeypatch)
     saboteur.start()
     try:
         asyncio.run(record(RecordOptions(repetitions=2, concurrency=CONCURRENCY, out_dir=tmp_path, run_id="stall")))
